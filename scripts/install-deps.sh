@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages spmv needs to build and test (as root, or through sudo).
+set -euo pipefail
+pkgs=(cmake make gcc pkg-config libsuitesparse-dev libcunit1-dev libjansson-dev)
+# cross build of the SVE kernels, run under qemu (tests only, scripts/test-sve.sh); the tests' libraries for arm64
+# come from Debian's arm64 packages through multiarch (they co-install with the amd64 ones)
+[ "${SPMV_NO_SVE:-0}" = 1 ] || pkgs+=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
+                                     libsuitesparse-dev:arm64 libcunit1-dev:arm64 libjansson-dev:arm64)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+if [ "${SPMV_NO_SVE:-0}" != 1 ] && [ "$(dpkg --print-architecture)" != arm64 ] &&
+    ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+fi
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

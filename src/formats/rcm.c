@@ -1,0 +1,336 @@
+/* Reverse Cuthill-McKee (RCM) ordering on the pattern of A + A^T.
+ *
+ * The symmetric pattern A + A^T is built with CXSparse (cs_di_transpose + cs_di_add, or the cs_dl versions when
+ * 2 nnz exceeds the int range); SuiteSparse has no RCM routine, so the ordering is ours:
+ *   1. Adjacency lists without self loops, each sorted by (degree, index). They are built in O(nnz) without a
+ *      comparison sort: the nodes are ordered globally by (degree, index) with a stable counting sort, and each
+ *      node u, taken in that order, is appended to the lists of its neighbours (the pattern is symmetric).
+ *   2. Components in the order of their minimum-(degree, index) node: the first node of the global order not yet
+ *      numbered is the minimum-degree node of a new component.
+ *   3. Pseudo-peripheral start node (George & Liu, "An implementation of a pseudoperipheral node finder",
+ *      ACM TOMS 5(3), 1979; SPARSPAK FNROOT): from the minimum-degree node, build the rooted level structure
+ *      by breadth-first search; take the node of minimum degree (ties: lowest index) in the last level and build
+ *      its level structure; repeat while the eccentricity (number of levels) grows.
+ *   4. Cuthill-McKee breadth-first numbering, neighbours in increasing degree (ties by index), from each of: the
+ *      George-Liu node r, the RCM_CANDIDATES (2) nodes of lowest (degree, index) in r's last level (the other
+ *      ends of pseudo-diameters), and the component's minimum-degree node (the plain Cuthill-McKee start). The
+ *      numbering with the smallest bandwidth wins, ties going to the earliest in that list; a try is abandoned
+ *      as soon as its bandwidth reaches the best so far. (George-Liu alone was worse than scipy's minimum-degree
+ *      start on 4 of the 19 shared square matrices; with the candidates it is 1 of 19, see BENCHMARKS.md.)
+ *   5. The whole order is reversed at the end: perm[new] = old, iperm[old] = new.
+ * Isolated nodes and empty rows (degree 0) form components of their own; they come first in the Cuthill-McKee
+ * order and so last after the reversal. The result depends only on the pattern: deterministic.
+ *
+ * Cost: O(nnz(A + A^T)) for the pattern and the adjacency, plus one breadth-first search per pseudo-peripheral
+ * iteration (usually 2-4) and at most four numbering passes per component.
+ *
+ * Memory: CXSparse allocates its matrices with the C library's malloc (not spmv__malloc); every path frees them.
+ */
+#include "internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef SPMV_HAVE_SUITESPARSE
+#include <cs.h>
+
+/* Cuthill-McKee is tried from the George-Liu node, from this many nodes of its last level and from the
+ * minimum-degree node; the numbering with the smallest bandwidth is kept. 2 is where the bandwidths on the shared
+ * test matrices stop improving (see bench/rcm_vs_scipy.py); each candidate costs one breadth-first pass at most. */
+#ifndef RCM_CANDIDATES
+#define RCM_CANDIDATES 2
+#endif
+
+/* Level structure rooted at root over the unnumbered nodes reachable from it. ls receives the nodes level by level
+ * (ls[0] = root); mark must be all zero on entry and is all zero again on return. Returns the number of levels;
+ * *count = number of nodes reached, *last = offset in ls of the first node of the last level. */
+static int32_t level_structure(int32_t root, const int64_t *adjp, const int32_t *adj, unsigned char *mark,
+                               int32_t *ls, int32_t *count, int32_t *last)
+{
+    int32_t head = 0, tail = 1, nlvl = 0, lbegin = 0;
+    ls[0] = root;
+    mark[root] = 1;
+    while (head < tail) {
+        int32_t lend = tail; /* the current level is ls[head .. lend) */
+        lbegin = head;
+        nlvl++;
+        for (; head < lend; head++) {
+            int32_t v = ls[head];
+            for (int64_t k = adjp[v]; k < adjp[v + 1]; k++) {
+                int32_t u = adj[k];
+                if (!mark[u]) {
+                    mark[u] = 1;
+                    ls[tail++] = u;
+                }
+            }
+        }
+    }
+    for (int32_t k = 0; k < tail; k++) mark[ls[k]] = 0;
+    *count = tail;
+    *last = lbegin;
+    return nlvl;
+}
+
+/* The node of minimum (degree, index) among list[0 .. len), len >= 1. */
+static int32_t min_degree(const int32_t *list, int32_t len, const int32_t *deg)
+{
+    int32_t best = list[0];
+    for (int32_t k = 1; k < len; k++) {
+        int32_t u = list[k];
+        if (deg[u] < deg[best] || (deg[u] == deg[best] && u < best)) best = u;
+    }
+    return best;
+}
+
+/* The (up to) kmax nodes of lowest (degree, index) among list[0 .. len), in that order, into out. Returns how many. */
+static int32_t lowest_degree(const int32_t *list, int32_t len, const int32_t *deg, int32_t kmax, int32_t *out)
+{
+    int32_t k = 0;
+    for (int32_t j = 0; j < len; j++) {
+        int32_t u = list[j], pos = k;
+        while (pos > 0 && (deg[u] < deg[out[pos - 1]] || (deg[u] == deg[out[pos - 1]] && u < out[pos - 1]))) pos--;
+        if (pos >= kmax) continue;
+        if (k < kmax) k++;
+        for (int32_t q = k - 1; q > pos; q--) out[q] = out[q - 1];
+        out[pos] = u;
+    }
+    return k;
+}
+
+/* Cuthill-McKee numbering of root's component from position base: perm[base ..] receives the nodes in breadth-first
+ * order, each node's unnumbered neighbours in adjacency order (increasing degree, ties by index); iperm is set for
+ * them (iperm < 0 marks an unnumbered node). Returns the bandwidth of the numbering, max |iperm[u] - iperm[w]| over
+ * the edges; gives up as soon as it reaches limit (returning a value >= limit). *end = base + nodes numbered. */
+static int32_t cuthill_mckee(int32_t root, const int64_t *adjp, const int32_t *adj, int32_t *perm, int32_t *iperm,
+                             int32_t base, int32_t limit, int32_t *end)
+{
+    int32_t head = base, tail = base, bw = 0;
+    iperm[root] = tail;
+    perm[tail++] = root;
+    while (head < tail) {
+        int32_t w = perm[head];
+        for (int64_t k = adjp[w]; k < adjp[w + 1]; k++) {
+            int32_t u = adj[k];
+            if (iperm[u] < 0) {
+                iperm[u] = tail;
+                perm[tail++] = u;
+            }
+            /* every edge is seen from its earlier-numbered end, where the later end is already numbered */
+            if (iperm[u] - head > bw) bw = iperm[u] - head;
+        }
+        if (bw >= limit) break;
+        head++;
+    }
+    *end = tail;
+    return bw;
+}
+
+/* The symmetric pattern A + A^T as CXSparse returned it: compressed columns with 32-bit (cs_di) or 64-bit (cs_dl)
+ * pointers and indices, columns unsorted, diagonal included where A has one. */
+typedef struct pattern {
+    int wide;        /* 0: int (cs_di), 1: cs_long_t (cs_dl) */
+    const void *p;   /* length n+1 */
+    const void *i;   /* length p[n] */
+} pattern;
+
+static inline int64_t pat_p(const pattern *P, int64_t k)
+{
+    return P->wide ? (int64_t)((const cs_long_t *)P->p)[k] : (int64_t)((const int *)P->p)[k];
+}
+static inline int32_t pat_i(const pattern *P, int64_t k)
+{
+    return P->wide ? (int32_t)((const cs_long_t *)P->i)[k] : (int32_t)((const int *)P->i)[k];
+}
+
+/* The ordering on the symmetric adjacency (no self loops) of C. n >= 1. */
+static spmv_status rcm_order(const pattern *C, int32_t n, int32_t *perm, int32_t *iperm)
+{
+    spmv_status st = SPMV_OK;
+    int64_t m = 0;
+    int32_t *deg = spmv__malloc((size_t)n * sizeof *deg);
+    int32_t *order = spmv__malloc((size_t)n * sizeof *order);
+    int64_t *adjp = spmv__malloc(((size_t)n + 2) * sizeof *adjp);
+    int32_t *ls = spmv__malloc((size_t)n * sizeof *ls);
+    int32_t *ls2 = spmv__malloc((size_t)n * sizeof *ls2);
+    int32_t *best = spmv__malloc((size_t)n * sizeof *best);
+    unsigned char *mark = spmv__calloc((size_t)n, 1);
+    int32_t *cnt = NULL, *adj = NULL;
+    if (!deg || !order || !adjp || !ls || !ls2 || !best || !mark) {
+        st = spmv__error(SPMV_ERR_NOMEM, "spmv_rcm: out of memory for the work arrays of %d nodes", (int)n);
+        goto done;
+    }
+
+    /* degrees without self loops */
+    int32_t maxdeg = 0;
+    for (int32_t v = 0; v < n; v++) {
+        int32_t d = 0;
+        for (int64_t k = pat_p(C, v), e = pat_p(C, v + 1); k < e; k++) d += (pat_i(C, k) != v);
+        deg[v] = d;
+        m += d;
+        if (d > maxdeg) maxdeg = d;
+    }
+
+    /* global order by (degree, index): stable counting sort */
+    cnt = spmv__calloc((size_t)maxdeg + 1, sizeof *cnt);
+    adj = spmv__malloc((size_t)(m > 0 ? m : 0) * sizeof *adj);
+    if (!cnt || (m > 0 && !adj)) {
+        st = spmv__error(SPMV_ERR_NOMEM, "spmv_rcm: out of memory for an adjacency of %lld entries", (long long)m);
+        goto done;
+    }
+    for (int32_t v = 0; v < n; v++) cnt[deg[v]]++;
+    for (int32_t d = 0, s = 0; d <= maxdeg; d++) {
+        int32_t c = cnt[d];
+        cnt[d] = s;
+        s += c;
+    }
+    for (int32_t v = 0; v < n; v++) order[cnt[deg[v]]++] = v;
+
+    /* adjacency lists sorted by (degree, index): adjp[v+1] runs from the start of v to its end while filling */
+    adjp[0] = 0;
+    adjp[1] = 0;
+    for (int32_t v = 0; v + 1 < n; v++) adjp[v + 2] = adjp[v + 1] + deg[v];
+    for (int32_t t = 0; t < n; t++) {
+        int32_t u = order[t];
+        for (int64_t k = pat_p(C, u), e = pat_p(C, u + 1); k < e; k++) {
+            int32_t v = pat_i(C, k);
+            if (v != u) adj[adjp[v + 1]++] = u;
+        }
+    }
+
+    /* components, each from a pseudo-peripheral node; the Cuthill-McKee order is built in perm */
+    for (int32_t v = 0; v < n; v++) iperm[v] = -1;
+    int32_t numbered = 0;
+    for (int32_t t = 0; t < n; t++) {
+        int32_t root = order[t];
+        if (iperm[root] >= 0) continue;
+        if (deg[root] == 0) { /* isolated node or empty row */
+            iperm[root] = numbered;
+            perm[numbered++] = root;
+            continue;
+        }
+        /* George-Liu: ls holds the level structure of root, ls2 that of the candidate */
+        int32_t count, last, nlvl = level_structure(root, adjp, adj, mark, ls, &count, &last);
+        while (nlvl < count) { /* a path has nlvl == count: its end is already peripheral */
+            int32_t cand = min_degree(ls + last, count - last, deg);
+            int32_t ccount, clast, cnlvl = level_structure(cand, adjp, adj, mark, ls2, &ccount, &clast);
+            if (cnlvl <= nlvl) break;
+            int32_t *sw = ls;
+            ls = ls2;
+            ls2 = sw;
+            root = cand;
+            nlvl = cnlvl;
+            last = clast;
+        }
+
+        /* Cuthill-McKee from root, from the RCM_CANDIDATES lowest-(degree, index) nodes of root's last level (the
+         * far ends of pseudo-diameters) and from the component's minimum-degree node; keep the numbering with the
+         * smallest bandwidth (ties: the earlier candidate). A try stops once it reaches the best bandwidth so far. */
+        int32_t cands[2 + RCM_CANDIDATES], ncand = 1;
+        cands[0] = root;
+        if (nlvl > 1) ncand += lowest_degree(ls + last, count - last, deg, RCM_CANDIDATES, cands + 1);
+        int32_t dup = 0; /* and from the minimum-degree node George-Liu started from */
+        for (int32_t c = 0; c < ncand; c++) dup |= cands[c] == order[t];
+        if (!dup) cands[ncand++] = order[t];
+        int32_t base = numbered, bestbw = INT32_MAX, bestc = -1;
+        for (int32_t c = 0; c < ncand; c++) {
+            int32_t end, bw = cuthill_mckee(cands[c], adjp, adj, perm, iperm, base, bestbw, &end);
+            if (bw < bestbw) { /* completed with a smaller bandwidth */
+                bestbw = bw;
+                bestc = c;
+                if (c + 1 < ncand) memcpy(best, perm + base, (size_t)(end - base) * sizeof *best);
+            }
+            if (c + 1 < ncand)
+                for (int32_t k = base; k < end; k++) iperm[perm[k]] = -1;
+            else if (bestc != c) { /* the last try lost (or was cut short): restore the best */
+                for (int32_t k = base; k < end; k++) iperm[perm[k]] = -1;
+                memcpy(perm + base, best, (size_t)count * sizeof *best);
+                for (int32_t k = base; k < base + count; k++) iperm[perm[k]] = k;
+            }
+        }
+        numbered = base + count;
+    }
+
+    /* reverse */
+    for (int32_t i = 0, j = n - 1; i < j; i++, j--) {
+        int32_t a = perm[i];
+        perm[i] = perm[j];
+        perm[j] = a;
+    }
+    for (int32_t i = 0; i < n; i++) iperm[perm[i]] = i;
+
+done:
+    spmv__free(deg);
+    spmv__free(order);
+    spmv__free(adjp);
+    spmv__free(ls);
+    spmv__free(ls2);
+    spmv__free(best);
+    spmv__free(mark);
+    spmv__free(cnt);
+    spmv__free(adj);
+    return st;
+}
+#endif /* SPMV_HAVE_SUITESPARSE */
+
+spmv_status spmv_rcm(const spmv_crs *A, int32_t *perm, int32_t *iperm)
+{
+    if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_rcm: argument A is NULL");
+    if (!perm) return spmv__error(SPMV_ERR_ARG, "spmv_rcm: argument perm is NULL");
+    if (!iperm) return spmv__error(SPMV_ERR_ARG, "spmv_rcm: argument iperm is NULL");
+    if (A->rows != A->cols)
+        return spmv__error(SPMV_ERR_ARG, "spmv_rcm: matrix is %d x %d, RCM needs a square matrix", (int)A->rows,
+                           (int)A->cols);
+#ifndef SPMV_HAVE_SUITESPARSE
+    return spmv__error(SPMV_ERR_UNSUPPORTED, "spmv_rcm: library built without SuiteSparse (CXSparse)");
+#else
+    int32_t n = A->rows;
+    if (n < 0) return spmv__error(SPMV_ERR_ARG, "spmv_rcm: matrix is %d x %d (negative size)", (int)n, (int)n);
+    if (n == 0) return SPMV_OK;
+    if (!A->rowptr || (A->nnz > 0 && !A->col))
+        return spmv__error(SPMV_ERR_ARG, "spmv_rcm: matrix arrays rowptr/col are NULL");
+
+    _Static_assert(sizeof(cs_long_t) == sizeof(int64_t), "CXSparse cs_long_t must be 64 bits");
+    _Static_assert(sizeof(int) == sizeof(int32_t), "int must be 32 bits");
+    int64_t nnz = A->rowptr[n];
+    spmv_status st;
+
+    /* A's pattern seen by CXSparse as a compressed-column matrix: the CRS of A is the CSC of A^T, which is just as
+     * good since the pattern wanted is A + A^T. With nnz(A + A^T) <= 2 nnz within int range the 32-bit cs_di
+     * borrows the column indices and copies the row pointer; otherwise the 64-bit cs_dl borrows the row pointer
+     * and widens the indices. */
+    if (nnz <= INT32_MAX / 2) {
+        int *Ap = spmv__malloc(((size_t)n + 1) * sizeof *Ap);
+        if (!Ap) return spmv__error(SPMV_ERR_NOMEM, "spmv_rcm: out of memory for a row pointer of %d rows", (int)n);
+        for (int32_t k = 0; k <= n; k++) Ap[k] = (int)A->rowptr[k];
+        int none = 0; /* cs_di needs a valid i pointer even for nnz = 0 */
+        cs_di As = {.nzmax = nnz > 0 ? (int)nnz : 1, .m = n, .n = n, .p = Ap,
+                    .i = nnz > 0 ? (int *)A->col : &none, .x = NULL, .nz = -1};
+        cs_di *AT = cs_di_transpose(&As, 0);
+        cs_di *C = AT ? cs_di_add(&As, AT, 1.0, 1.0) : NULL;
+        cs_di_spfree(AT);
+        spmv__free(Ap);
+        if (!C)
+            return spmv__error(SPMV_ERR_NOMEM,
+                               "spmv_rcm: CXSparse out of memory for the pattern of A + A^T (%d rows)", (int)n);
+        pattern P = {0, C->p, C->i};
+        st = rcm_order(&P, n, perm, iperm);
+        cs_di_spfree(C);
+    } else {
+        cs_long_t *Ai = spmv__malloc((size_t)nnz * sizeof *Ai);
+        if (!Ai) return spmv__error(SPMV_ERR_NOMEM, "spmv_rcm: out of memory for %lld indices", (long long)nnz);
+        for (int64_t k = 0; k < nnz; k++) Ai[k] = A->col[k];
+        cs_dl As = {.nzmax = nnz, .m = n, .n = n, .p = (cs_long_t *)A->rowptr, .i = Ai, .x = NULL, .nz = -1};
+        cs_dl *AT = cs_dl_transpose(&As, 0);
+        cs_dl *C = AT ? cs_dl_add(&As, AT, 1.0, 1.0) : NULL;
+        cs_dl_spfree(AT);
+        spmv__free(Ai);
+        if (!C)
+            return spmv__error(SPMV_ERR_NOMEM,
+                               "spmv_rcm: CXSparse out of memory for the pattern of A + A^T (%d rows)", (int)n);
+        pattern P = {1, C->p, C->i};
+        st = rcm_order(&P, n, perm, iperm);
+        cs_dl_spfree(C);
+    }
+    return st;
+#endif
+}

@@ -1,0 +1,480 @@
+/* TEST ONLY: checks the AVX-512 kernels' logic on any CPU. The kernel sources are compiled a second time with
+ * -DSPMV_AVX512_EMU (emu/avx512_emu.h: plain C for each intrinsic, strict about alignment and masked lanes) and
+ * compared with the reference kernels on the same matrices:
+ *   SELL: C = 8, 16, 32, 64; many row counts (not multiples of C), row-length shapes (empty rows, short, long,
+ *   lengths odd w.r.t. the unroll), sigma = 1 / window / rows, a random permutation, chunk lengths rounded to
+ *   unroll 1, 2, 3; permuted and original order; alpha/beta = (1,0) (2.5,0) (-0.75,1.5) (1,1) (0,2); aligned and
+ *   unaligned y (for the non-temporal variants); normal and non-temporal variants; whole range, and for (1,0) and
+ *   (-0.75,1.5) a 3-way split and one inner range (rows outside it must stay untouched); with beta = 0, y starts
+ *   as NaN (must not be read).
+ *   CRS: row lengths 0..200 (every remainder class of 8 and 32), the same alpha/beta and ranges, unaligned rows.
+ *   accepts(): C, alignment, SPMV_SELL_NT and the vector order; the family list.
+ * Tolerance: |y - y_ref| <= 1e-12 * (|alpha| |A||x| + |beta y0|)_i, the issues' bound.
+ * Build and run: src/kernels/avx512/emu/run_check.sh (with AddressSanitizer/UBSan), or ctest -R avx512_emu. */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign, setenv */
+#include "avx512_kernels.h"
+#include "kernel.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+long spmv_emu_streams, spmv_emu_scatters, spmv_emu_gathers;
+
+static long fails, checks;
+#define CHECK(cond, ...)                                                                                           \
+    do {                                                                                                           \
+        checks++;                                                                                                  \
+        if (!(cond)) {                                                                                             \
+            if (fails++ < 20) {                                                                                    \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                               \
+                fprintf(stderr, __VA_ARGS__);                                                                      \
+                fprintf(stderr, "\n");                                                                             \
+            }                                                                                                      \
+        }                                                                                                          \
+    } while (0)
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+static int32_t rnd_below(int32_t n) { return n > 0 ? (int32_t)(rnd() % (uint64_t)n) : 0; }
+static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1.0p-53 * 2.0 - 1.0; }
+
+/* exact-size allocation (AddressSanitizer sees the true end), aligned to align */
+static void *xalloc(size_t bytes, size_t align)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, align, bytes ? bytes : 1)) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* ---------------------------------------------------------------- matrices */
+
+enum { SHAPE_RANDOM, SHAPE_CONST, SHAPE_SWEEP, SHAPE_SHORT_LONG, SHAPE_EMPTY, NSHAPES };
+
+static int32_t row_length(int shape, int32_t i, int32_t cols)
+{
+    int32_t n;
+    switch (shape) {
+    case SHAPE_RANDOM: n = rnd_below(40); break;
+    case SHAPE_CONST: n = 27; break;
+    case SHAPE_SWEEP: n = i % 71; break;
+    case SHAPE_SHORT_LONG: n = rnd_below(50) == 0 ? 60 + rnd_below(150) : rnd_below(8); break;
+    default: n = rnd_below(4) == 0 ? rnd_below(5) : 0; break; /* mostly empty */
+    }
+    return cols == 0 ? 0 : n;
+}
+
+static spmv_crs *make_crs(int32_t rows, int32_t cols, int shape)
+{
+    spmv_crs *A = calloc(1, sizeof *A);
+    A->rows = rows;
+    A->cols = cols;
+    A->rowptr = xalloc(sizeof(int64_t) * (size_t)(rows + 1), 64);
+    A->rowptr[0] = 0;
+    for (int32_t i = 0; i < rows; i++) A->rowptr[i + 1] = A->rowptr[i] + row_length(shape, i, cols);
+    A->nnz = A->rowptr[rows];
+    A->col = xalloc(sizeof(int32_t) * (size_t)A->nnz, 64);
+    A->val = xalloc(sizeof(double) * (size_t)A->nnz, 64);
+    for (int64_t k = 0; k < A->nnz; k++) {
+        A->col[k] = rnd_below(cols);
+        A->val[k] = rnd_unit();
+    }
+    return A;
+}
+
+static void free_crs(spmv_crs *A)
+{
+    free(A->rowptr);
+    free(A->col);
+    free(A->val);
+    free(A);
+}
+
+typedef struct key {
+    int32_t len, pos;
+} key;
+static int key_cmp(const void *a, const void *b)
+{
+    const key *x = a, *y = b;
+    if (x->len != y->len) return x->len > y->len ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* SELL-C-sigma from A as spmv_sell documents it; sigma = -1: a random permutation instead of the sigma-sort. */
+static spmv_sell *make_sell(const spmv_crs *A, int32_t C, int32_t sigma, int32_t unroll, int permuted)
+{
+    const int32_t rows = A->rows;
+    spmv_sell *S = calloc(1, sizeof *S);
+    S->rows = rows;
+    S->cols = A->cols;
+    S->C = C;
+    S->unroll = unroll;
+    S->permuted = permuted;
+    S->nnz = A->nnz;
+    S->nchunks = (rows + C - 1) / C;
+    S->perm = xalloc(sizeof(int32_t) * (size_t)rows, 64);
+    S->iperm = xalloc(sizeof(int32_t) * (size_t)rows, 64);
+    S->rowlen = xalloc(sizeof(int32_t) * (size_t)rows, 64);
+    for (int32_t i = 0; i < rows; i++) S->perm[i] = i;
+    if (sigma < 0) {
+        for (int32_t i = rows - 1; i > 0; i--) {
+            int32_t j = rnd_below(i + 1), t = S->perm[i];
+            S->perm[i] = S->perm[j];
+            S->perm[j] = t;
+        }
+        S->sigma = 1;
+    } else {
+        S->sigma = sigma < rows ? sigma : rows;
+        key *keys = malloc(sizeof(key) * (size_t)(rows ? rows : 1));
+        for (int32_t w = 0; w < rows; w += sigma) {
+            int32_t n = rows - w < sigma ? rows - w : sigma;
+            for (int32_t i = 0; i < n; i++)
+                keys[i] = (key){(int32_t)(A->rowptr[w + i + 1] - A->rowptr[w + i]), w + i};
+            qsort(keys, (size_t)n, sizeof(key), key_cmp);
+            for (int32_t i = 0; i < n; i++) S->perm[w + i] = keys[i].pos;
+        }
+        free(keys);
+    }
+    for (int32_t i = 0; i < rows; i++) {
+        S->iperm[S->perm[i]] = i;
+        S->rowlen[i] = (int32_t)(A->rowptr[S->perm[i] + 1] - A->rowptr[S->perm[i]]);
+    }
+    S->chunklen = xalloc(sizeof(int32_t) * (size_t)S->nchunks, 64);
+    S->chunkptr = xalloc(sizeof(int64_t) * (size_t)(S->nchunks + 1), 64);
+    S->chunkptr[0] = 0;
+    for (int32_t k = 0; k < S->nchunks; k++) {
+        int32_t L = 0;
+        for (int32_t r = 0; r < C && (int64_t)k * C + r < rows; r++)
+            if (S->rowlen[k * C + r] > L) L = S->rowlen[k * C + r];
+        L = (L + unroll - 1) / unroll * unroll;
+        S->chunklen[k] = L;
+        S->chunkptr[k + 1] = S->chunkptr[k] + (int64_t)L * C;
+    }
+    S->stored = S->chunkptr[S->nchunks];
+    S->col = xalloc(sizeof(int32_t) * (size_t)S->stored, 64);
+    S->val = xalloc(sizeof(double) * (size_t)S->stored, 64);
+    const int mapcols = permuted && A->rows == A->cols;
+    for (int32_t k = 0; k < S->nchunks; k++) {
+        int32_t best = 0, bestlen = -1; /* the chunk's longest row */
+        for (int32_t r = 0; r < C; r++) {
+            int64_t i = (int64_t)k * C + r;
+            int32_t len = i < rows ? S->rowlen[i] : 0;
+            if (len > bestlen) bestlen = len, best = r;
+        }
+        for (int32_t r = 0; r < C; r++) {
+            int64_t i = (int64_t)k * C + r;
+            int32_t len = i < rows ? S->rowlen[i] : 0;
+            const int64_t b = i < rows ? A->rowptr[S->perm[i]] : 0;
+            const int64_t bb = (int64_t)k * C + best < rows ? A->rowptr[S->perm[k * C + best]] : 0;
+            for (int32_t j = 0; j < S->chunklen[k]; j++) {
+                int64_t p = S->chunkptr[k] + (int64_t)j * C + r;
+                int32_t c;
+                if (j < len) {
+                    c = A->col[b + j];
+                    S->val[p] = A->val[b + j];
+                } else {
+                    c = len > 0 ? A->col[b + len - 1] : bestlen > 0 ? A->col[bb + (j < bestlen ? j : bestlen - 1)] : 0;
+                    S->val[p] = 0.0;
+                }
+                S->col[p] = mapcols ? S->iperm[c] : c;
+            }
+        }
+    }
+    return S;
+}
+
+static void free_sell(spmv_sell *S)
+{
+    free(S->perm);
+    free(S->iperm);
+    free(S->rowlen);
+    free(S->chunklen);
+    free(S->chunkptr);
+    free(S->col);
+    free(S->val);
+    free(S);
+}
+
+/* ---------------------------------------------------------------- comparison */
+
+static const double AB[][2] = {{1.0, 0.0}, {2.5, 0.0}, {-0.75, 1.5}, {1.0, 1.0}, {0.0, 2.0}};
+enum { NAB = sizeof AB / sizeof AB[0] };
+
+/* rows covered by a range: SELL chunks [c0,c1) -> output indices; mark them */
+static void mark_sell(const spmv_sell *S, int32_t c0, int32_t c1, char *mark)
+{
+    for (int64_t i = (int64_t)c0 * S->C; i < (int64_t)c1 * S->C && i < S->rows; i++)
+        mark[S->permuted ? i : S->perm[i]] = 1;
+}
+
+/* compare y (kernel) with yr (reference) on marked rows within tolerance; unmarked rows must equal y0 bitwise */
+static void compare(const double *y, const double *yr, const double *y0, const double *absax, const char *mark,
+                    int32_t n, double alpha, double beta, const char *what)
+{
+    for (int32_t i = 0; i < n; i++) {
+        if (mark[i]) {
+            double tol = 1e-12 * (fabs(alpha) * absax[i] + (beta != 0.0 ? fabs(beta * y0[i]) : 0.0)) + 1e-300;
+            CHECK(fabs(y[i] - yr[i]) <= tol, "%s: row %d: %.17g vs ref %.17g", what, i, y[i], yr[i]);
+        } else
+            CHECK(memcmp(&y[i], &y0[i], sizeof(double)) == 0, "%s: row %d outside the range was written", what, i);
+    }
+}
+
+static const spmv_kernel *sell_kernel_for(int32_t C, int nt)
+{
+    switch (C) {
+    case 8: return nt ? &spmv__k_sell_avx512_nt_c8 : &spmv__k_sell_avx512_c8;
+    case 16: return nt ? &spmv__k_sell_avx512_nt_c16 : &spmv__k_sell_avx512_c16;
+    case 32: return nt ? &spmv__k_sell_avx512_nt_c32 : &spmv__k_sell_avx512_c32;
+    default: return nt ? &spmv__k_sell_avx512_nt_c64 : &spmv__k_sell_avx512_c64;
+    }
+}
+
+/* One SELL matrix: every kernel variant, alpha/beta, y alignment and range split. */
+static void check_sell(const spmv_sell *S, const char *desc)
+{
+    const int32_t n = S->rows;
+    double *x = xalloc(sizeof(double) * (size_t)S->cols, 64);
+    for (int32_t j = 0; j < S->cols; j++) x[j] = rnd_unit();
+    double *absax = xalloc(sizeof(double) * (size_t)n, 64);
+    for (int32_t i = 0; i < n; i++) absax[i] = 0.0;
+    for (int32_t k = 0; k < S->nchunks; k++)
+        for (int32_t r = 0; r < S->C && (int64_t)k * S->C + r < n; r++) {
+            int64_t i = (int64_t)k * S->C + r;
+            for (int32_t j = 0; j < S->chunklen[k]; j++) {
+                int64_t p = S->chunkptr[k] + (int64_t)j * S->C + r;
+                absax[S->permuted ? i : S->perm[i]] += fabs(S->val[p] * x[S->col[p]]);
+            }
+        }
+    double *y0 = xalloc(sizeof(double) * (size_t)n, 64), *yr = xalloc(sizeof(double) * (size_t)n, 64);
+    double *ya = xalloc(sizeof(double) * (size_t)n, 64);            /* 64-byte aligned y */
+    double *yu_base = xalloc(sizeof(double) * (size_t)(n + 1), 64); /* y + 1: 8-byte aligned only */
+    char *mark = xalloc((size_t)n, 64);
+    const int32_t nc = S->nchunks;
+    for (int nt = 0; nt < 2; nt++) {
+        const spmv_kernel *K = sell_kernel_for(S->C, nt);
+        for (int ab = 0; ab < NAB; ab++) {
+            const double alpha = AB[ab][0], beta = AB[ab][1];
+            for (int al = 0; al < 2; al++) {
+                /* y's alignment matters only to the streaming stores */
+                if (al && !(nt && S->permuted)) continue;
+                double *y = al ? yu_base + 1 : ya;
+                for (int split = 0; split < 3; split++) {
+                    if (split && ab != 0 && ab != 2) continue; /* ranges: with the fast path and the general form */
+                    int32_t cut[4] = {0, nc, nc, nc}; /* ranges [cut[t], cut[t+1]) */
+                    int nr = 1;
+                    if (split == 1 && nc >= 3) cut[1] = nc / 3, cut[2] = 2 * nc / 3, nr = 3;
+                    if (split == 2) { /* one inner range only */
+                        if (nc < 3) continue;
+                        cut[0] = 1, cut[1] = nc - 1;
+                    }
+                    for (int32_t i = 0; i < n; i++) y0[i] = beta == 0.0 && split != 2 ? NAN : rnd_unit();
+                    if (split == 2 && beta == 0.0)
+                        for (int32_t i = 0; i < n; i++) y0[i] = NAN; /* outside rows: NaN sentinel, bitwise */
+                    memset(mark, 0, (size_t)n);
+                    memcpy(yr, y0, sizeof(double) * (size_t)n);
+                    memcpy(y, y0, sizeof(double) * (size_t)n);
+                    long st0 = spmv_emu_streams;
+                    for (int t = 0; t < nr; t++) {
+                        spmv__k_sell_ref.sell(S, cut[t], cut[t + 1], alpha, x, beta, yr);
+                        K->sell(S, cut[t], cut[t + 1], alpha, x, beta, y);
+                        mark_sell(S, cut[t], cut[t + 1], mark);
+                    }
+                    char what[256];
+                    snprintf(what, sizeof what, "%s %s alpha=%g beta=%g y%s split=%d", desc, K->name, alpha, beta,
+                             al ? "+1" : "-aligned", split);
+                    compare(y, yr, y0, absax, mark, n, alpha, beta, what);
+                    /* streaming stores exactly when asked, permuted, y aligned and a full chunk was written */
+                    int expect_nt = nt && S->permuted && !al;
+                    int full_chunk = 0;
+                    for (int t = 0; t < nr; t++)
+                        for (int32_t k = cut[t]; k < cut[t + 1]; k++)
+                            if ((int64_t)(k + 1) * S->C <= n) full_chunk = 1;
+                    CHECK((spmv_emu_streams > st0) == (expect_nt && full_chunk), "%s: streaming stores %ld", what,
+                          spmv_emu_streams - st0);
+                }
+            }
+        }
+    }
+    free(x), free(absax), free(y0), free(yr), free(ya), free(yu_base), free(mark);
+}
+
+static void test_sell(void)
+{
+    static const int32_t Cs[] = {8, 16, 32, 64};
+    /* row counts below, at and around multiples of every C, and with remainders 3, 4, 11 */
+    static const int32_t rows_list[] = {1, 9, 63, 64, 65, 100, 203};
+    for (size_t ci = 0; ci < 4; ci++)
+        for (size_t ri = 0; ri < sizeof rows_list / sizeof rows_list[0]; ri++)
+            for (int shape = 0; shape < NSHAPES; shape++)
+                for (int rect = 0; rect < 2; rect++) {
+                    const int32_t C = Cs[ci], rows = rows_list[ri], cols = rect ? rows + 13 : rows;
+                    spmv_crs *A = make_crs(rows, cols, shape);
+                    const int32_t sigmas[] = {1, 7, rows, -1};
+                    for (int si = 0; si < 4; si++)
+                        for (int32_t unroll = 1; unroll <= 3; unroll++)
+                            for (int permuted = 0; permuted < 2; permuted++) {
+                                /* keep the run short: all unrolls only for the first two sigmas */
+                                if (si >= 2 && unroll == 2) continue;
+                                spmv_sell *S = make_sell(A, C, sigmas[si], unroll, permuted);
+                                char desc[160];
+                                snprintf(desc, sizeof desc, "SELL-%d rows=%d cols=%d shape=%d sigma=%d unroll=%d %s", C,
+                                         rows, cols, shape, sigmas[si], unroll, permuted ? "permuted" : "original");
+                                check_sell(S, desc);
+                                free_sell(S);
+                            }
+                    free_crs(A);
+                }
+}
+
+/* ---------------------------------------------------------------- CRS */
+
+static void check_crs(const spmv_crs *A, const char *desc)
+{
+    const int32_t n = A->rows;
+    double *x = xalloc(sizeof(double) * (size_t)A->cols, 64);
+    for (int32_t j = 0; j < A->cols; j++) x[j] = rnd_unit();
+    double *absax = xalloc(sizeof(double) * (size_t)n, 64);
+    for (int32_t i = 0; i < n; i++) {
+        absax[i] = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) absax[i] += fabs(A->val[k] * x[A->col[k]]);
+    }
+    double *y0 = xalloc(sizeof(double) * (size_t)n, 64), *yr = xalloc(sizeof(double) * (size_t)n, 64);
+    double *y = xalloc(sizeof(double) * (size_t)n, 64);
+    char *mark = xalloc((size_t)n, 64);
+    for (int ab = 0; ab < NAB; ab++) {
+        const double alpha = AB[ab][0], beta = AB[ab][1];
+        for (int split = 0; split < 3; split++) {
+            int32_t cut[4] = {0, n, n, n};
+            int nr = 1;
+            if (split == 1 && n >= 3) cut[1] = n / 3, cut[2] = 2 * n / 3, nr = 3;
+            if (split == 2) {
+                if (n < 3) continue;
+                cut[0] = 1, cut[1] = n - 1;
+            }
+            for (int32_t i = 0; i < n; i++) y0[i] = beta == 0.0 ? NAN : rnd_unit();
+            memset(mark, 0, (size_t)n);
+            memcpy(yr, y0, sizeof(double) * (size_t)n);
+            memcpy(y, y0, sizeof(double) * (size_t)n);
+            for (int t = 0; t < nr; t++) {
+                spmv__k_crs_ref.crs(A, cut[t], cut[t + 1], alpha, x, beta, yr);
+                spmv__k_crs_avx512.crs(A, cut[t], cut[t + 1], alpha, x, beta, y);
+                for (int32_t i = cut[t]; i < cut[t + 1]; i++) mark[i] = 1;
+            }
+            char what[256];
+            snprintf(what, sizeof what, "%s alpha=%g beta=%g split=%d", desc, alpha, beta, split);
+            compare(y, yr, y0, absax, mark, n, alpha, beta, what);
+        }
+    }
+    free(x), free(absax), free(y0), free(yr), free(y), free(mark);
+}
+
+static void test_crs(void)
+{
+    /* every row length 0..200 (all remainders mod 8 and mod 32, every short-row case), twice */
+    {
+        spmv_crs *A = calloc(1, sizeof *A);
+        A->rows = 402;
+        A->cols = 300;
+        A->rowptr = xalloc(sizeof(int64_t) * 403, 64);
+        A->rowptr[0] = 0;
+        for (int32_t i = 0; i < A->rows; i++) A->rowptr[i + 1] = A->rowptr[i] + (i < 201 ? i : 401 - i);
+        A->nnz = A->rowptr[A->rows];
+        A->col = xalloc(sizeof(int32_t) * (size_t)A->nnz, 64);
+        A->val = xalloc(sizeof(double) * (size_t)A->nnz, 64);
+        for (int64_t k = 0; k < A->nnz; k++) A->col[k] = rnd_below(A->cols), A->val[k] = rnd_unit();
+        check_crs(A, "CRS lengths 0..200..0");
+        free_crs(A);
+    }
+    static const int32_t rows_list[] = {1, 2, 7, 64, 333};
+    for (size_t ri = 0; ri < sizeof rows_list / sizeof rows_list[0]; ri++)
+        for (int shape = 0; shape < NSHAPES; shape++) {
+            spmv_crs *A = make_crs(rows_list[ri], rows_list[ri] + 5, shape);
+            char desc[96];
+            snprintf(desc, sizeof desc, "CRS rows=%d shape=%d", rows_list[ri], shape);
+            check_crs(A, desc);
+            free_crs(A);
+        }
+    /* empty matrix, no columns */
+    spmv_crs *A = make_crs(17, 0, SHAPE_RANDOM);
+    check_crs(A, "CRS 17 x 0");
+    free_crs(A);
+}
+
+/* ---------------------------------------------------------------- descriptors and accepts() */
+
+static void test_descriptors(void)
+{
+    int n = 0, ncrs = 0;
+    for (const spmv_kernel *const *k = spmv__avx512_kernels; *k; k++, n++) {
+        CHECK((*k)->arch == SPMV_ARCH_AVX512, "%s: arch", (*k)->name);
+        CHECK(!!(*k)->crs + !!(*k)->sell == 1, "%s: exactly one of crs/sell", (*k)->name);
+        CHECK((*k)->traffic.bytes_per_entry == 12 && (*k)->traffic.flops_per_entry == 2, "%s: traffic", (*k)->name);
+        if ((*k)->crs) {
+            ncrs++;
+            CHECK(strcmp((*k)->name, "crs-avx512") == 0 && (*k)->traffic.bytes_per_row == 24, "crs descriptor");
+        } else {
+            char want[32];
+            int nt = strstr((*k)->name, "-nt-") != NULL;
+            snprintf(want, sizeof want, "sell-avx512-%sC%d", nt ? "nt-" : "", (*k)->C);
+            CHECK(strcmp((*k)->name, want) == 0, "name %s, expected %s", (*k)->name, want);
+            CHECK((*k)->traffic.bytes_per_row == (nt ? 8 : 16) && (*k)->traffic.bytes_per_chunk == 12,
+                  "%s: traffic per row/chunk", (*k)->name);
+            CHECK((*k)->accepts != NULL, "%s: accepts", (*k)->name);
+        }
+    }
+    CHECK(n == 9 && ncrs == 1, "family list has %d kernels", n);
+
+    /* registry semantics: first kernel in the list whose accepts() says yes */
+    spmv_crs *A = make_crs(100, 100, SHAPE_RANDOM);
+    for (int32_t C = 4; C <= 128; C *= 2)
+        for (int permuted = 0; permuted < 2; permuted++)
+            for (int env = 0; env < 3; env++) {
+                if (env == 0) unsetenv(SPMV_SELL_NT_ENV);
+                if (env == 1) setenv(SPMV_SELL_NT_ENV, "1", 1);
+                if (env == 2) setenv(SPMV_SELL_NT_ENV, "0", 1);
+                spmv_sell *S = make_sell(A, C, 1, 1, permuted);
+                const spmv_kernel *pick = NULL;
+                for (const spmv_kernel *const *k = spmv__avx512_kernels; *k && !pick; k++)
+                    if ((*k)->sell && (*k)->accepts(S)) pick = *k;
+                char want[32];
+                snprintf(want, sizeof want, "sell-avx512-%sC%d", env == 1 && permuted ? "nt-" : "", C);
+                if (C < 8 || C > 64)
+                    CHECK(pick == NULL, "C=%d: no AVX-512 kernel expected, got %s", C, pick->name);
+                else
+                    CHECK(pick && strcmp(pick->name, want) == 0, "C=%d permuted=%d env=%d: got %s, want %s", C,
+                          permuted, env, pick ? pick->name : "none", want);
+                /* misaligned arrays: refused (aligned loads would fault) */
+                if (C >= 8 && C <= 64) {
+                    double *v = S->val;
+                    S->val = (double *)((char *)v + 8);
+                    CHECK(!sell_kernel_for(C, 0)->accepts(S), "C=%d: misaligned val accepted", C);
+                    S->val = v;
+                }
+                free_sell(S);
+            }
+    unsetenv(SPMV_SELL_NT_ENV);
+    free_crs(A);
+}
+
+int main(void)
+{
+    test_descriptors();
+    test_crs();
+    test_sell();
+    printf("avx512 emulation check: %ld checks, %ld failures (%ld gathers, %ld scatters, %ld streaming stores "
+           "emulated)\n",
+           checks, fails, spmv_emu_gathers, spmv_emu_scatters, spmv_emu_streams);
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,143 @@
+/* TEST ONLY: portable C stand-ins for the handful of AVX-512 intrinsics the kernels use, so the kernels' logic
+ * (indexing, masks, remainders, unroll, alpha/beta paths, vector orders) runs on any CPU. Included instead of
+ * <immintrin.h> when SPMV_AVX512_EMU is defined (emu/avx512_check.c); never part of the library.
+ *
+ * Stricter than the hardware where it helps find bugs: aligned loads/streams abort on a misaligned address,
+ * masked loads/stores/gathers/scatters touch only the active lanes (as fault suppression allows), so an
+ * AddressSanitizer build flags any access the real instruction would make out of bounds. */
+#ifndef SPMV_AVX512_EMU_H
+#define SPMV_AVX512_EMU_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { double d[8]; } __m512d;
+typedef struct { int32_t i[8]; } __m256i;
+typedef uint8_t __mmask8;
+
+/* counters the check reads: streaming stores, scatters, gathers issued */
+extern long spmv_emu_streams, spmv_emu_scatters, spmv_emu_gathers;
+
+static inline void spmv_emu_align(const void *p, uintptr_t a, const char *what)
+{
+    if ((uintptr_t)p % a) {
+        fprintf(stderr, "avx512 emu: %s at %p is not %u-byte aligned\n", what, p, (unsigned)a);
+        abort();
+    }
+}
+
+static inline __m512d _mm512_setzero_pd(void)
+{
+    __m512d r;
+    for (int l = 0; l < 8; l++) r.d[l] = 0.0;
+    return r;
+}
+static inline __m512d _mm512_set1_pd(double a)
+{
+    __m512d r;
+    for (int l = 0; l < 8; l++) r.d[l] = a;
+    return r;
+}
+static inline __m512d _mm512_loadu_pd(const void *p)
+{
+    __m512d r;
+    memcpy(r.d, p, sizeof r.d);
+    return r;
+}
+static inline __m512d _mm512_load_pd(const void *p)
+{
+    spmv_emu_align(p, 64, "_mm512_load_pd");
+    return _mm512_loadu_pd(p);
+}
+static inline __m512d _mm512_maskz_loadu_pd(__mmask8 m, const void *p)
+{
+    __m512d r = _mm512_setzero_pd();
+    for (int l = 0; l < 8; l++)
+        if (m >> l & 1) memcpy(&r.d[l], (const double *)p + l, sizeof(double));
+    return r;
+}
+static inline void _mm512_storeu_pd(void *p, __m512d a) { memcpy(p, a.d, sizeof a.d); }
+static inline void _mm512_mask_storeu_pd(void *p, __mmask8 m, __m512d a)
+{
+    for (int l = 0; l < 8; l++)
+        if (m >> l & 1) memcpy((double *)p + l, &a.d[l], sizeof(double));
+}
+static inline void _mm512_stream_pd(void *p, __m512d a)
+{
+    spmv_emu_align(p, 64, "_mm512_stream_pd");
+    spmv_emu_streams++;
+    _mm512_storeu_pd(p, a);
+}
+static inline void _mm_sfence(void) {}
+
+static inline __m512d _mm512_add_pd(__m512d a, __m512d b)
+{
+    for (int l = 0; l < 8; l++) a.d[l] += b.d[l];
+    return a;
+}
+static inline __m512d _mm512_mul_pd(__m512d a, __m512d b)
+{
+    for (int l = 0; l < 8; l++) a.d[l] *= b.d[l];
+    return a;
+}
+static inline __m512d _mm512_fmadd_pd(__m512d a, __m512d b, __m512d c)
+{
+    for (int l = 0; l < 8; l++) c.d[l] = fma(a.d[l], b.d[l], c.d[l]);
+    return c;
+}
+static inline double _mm512_reduce_add_pd(__m512d a)
+{
+    /* the hardware sequence: halves, quarters, pairs */
+    double q[4], p[2];
+    for (int l = 0; l < 4; l++) q[l] = a.d[l] + a.d[l + 4];
+    for (int l = 0; l < 2; l++) p[l] = q[l] + q[l + 2];
+    return p[0] + p[1];
+}
+
+static inline __m256i _mm256_loadu_si256(const __m256i *p)
+{
+    __m256i r;
+    memcpy(r.i, p, sizeof r.i);
+    return r;
+}
+static inline __m256i _mm256_load_si256(const __m256i *p)
+{
+    spmv_emu_align(p, 32, "_mm256_load_si256");
+    return _mm256_loadu_si256(p);
+}
+static inline __m256i _mm256_maskz_loadu_epi32(__mmask8 m, const void *p)
+{
+    __m256i r;
+    for (int l = 0; l < 8; l++) {
+        r.i[l] = 0;
+        if (m >> l & 1) memcpy(&r.i[l], (const int32_t *)p + l, sizeof(int32_t));
+    }
+    return r;
+}
+
+static inline __m512d _mm512_mask_i32gather_pd(__m512d src, __mmask8 m, __m256i idx, const void *base, int scale)
+{
+    spmv_emu_gathers++;
+    for (int l = 0; l < 8; l++)
+        if (m >> l & 1) memcpy(&src.d[l], (const char *)base + (int64_t)idx.i[l] * scale, sizeof(double));
+    return src;
+}
+static inline __m512d _mm512_i32gather_pd(__m256i idx, const void *base, int scale)
+{
+    return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), 0xFF, idx, base, scale);
+}
+static inline void _mm512_mask_i32scatter_pd(void *base, __mmask8 m, __m256i idx, __m512d a, int scale)
+{
+    spmv_emu_scatters++;
+    for (int l = 0; l < 8; l++)
+        if (m >> l & 1) memcpy((char *)base + (int64_t)idx.i[l] * scale, &a.d[l], sizeof(double));
+}
+static inline void _mm512_i32scatter_pd(void *base, __m256i idx, __m512d a, int scale)
+{
+    _mm512_mask_i32scatter_pd(base, 0xFF, idx, a, scale);
+}
+
+#endif

@@ -1,0 +1,161 @@
+/* SELL-C-sigma kernels for Arm SVE (ACLE), vector-length agnostic: one binary runs at any VL (128..2048 bits).
+ *
+ * Chunk height C = k*VL with VL = svcntd() doubles. Each chunk is one block of k vectors of rows with k independent
+ * accumulators (MVE): on the A64FX (VL = 8) with C = 32 that is the four-way unrolling on top of SVE of Alappat et
+ * al., PMBS 2020, Sect. IV. Per column j of the chunk and per VL of rows the inner loop issues exactly
+ *     ld1sw (32-bit column indices, sign-extended to 64 bit)      svld1sw_s64
+ *     ld1d  (gather x[col], z-register offsets scaled by 8)      svld1_gather_s64index_f64
+ *     ld1d  (contiguous values)                                  svld1_f64
+ *     fmla  (accumulator += value * x)                           svmla_f64_x
+ * and no horizontal add (the format's point: no faddv). scripts/check-sve-inner-loop.sh checks this in the
+ * built object.
+ *
+ * Kernels: "sell-sve-C1xVL", "sell-sve-C2xVL", "sell-sve-C4xVL", "sell-sve-C8xVL" for C = k*VL, k in {1,2,4,8},
+ * and "sell-sve-CmxVL" for any other multiple of VL (e.g. the default C = 32 on 128-bit SVE, = 16 VL): the chunk
+ * is processed as consecutive blocks of 8, 4, 2 and 1 vectors of rows, each block with the same inner loop.
+ * A C that is not a multiple of the running VL falls back to the reference kernel (registry, SPMV_VERBOSE says so).
+ *
+ * Semantics as src/kernels/ref/sell_ref.c: y[row(i)] = beta*y[row(i)] + alpha*sum_j val*x[col], row(i) = i when
+ * S->permuted, else S->perm[i]; beta == 0: y is not read; lanes i >= rows are padding and never stored (the store,
+ * the perm load and the y load are predicated with svwhilelt). Padding entries carry valid column indices
+ * (src/formats/sell.c), so the gathers run under an all-true predicate. */
+#include "kernel.h"
+
+#include <arm_sve.h>
+
+#if !defined(__ARM_FEATURE_SVE)
+#error "compile src/kernels/sve/ with -march=armv8-a+sve (cmake/SpmvIsa.cmake)"
+#endif
+
+/* Where a block stores its rows: S's fields read once (the y stores could alias them as far as the compiler knows). */
+typedef struct sell_out {
+    int64_t rows;        /* S->rows */
+    const int32_t *perm; /* NULL: permuted order (row i -> y[i]); else row i -> y[perm[i]] */
+    double alpha, beta;
+    double *y;
+} sell_out;
+
+/* Store one VL of results for rows [i0, i0+VL) (lanes past rows masked off). */
+static inline __attribute__((always_inline)) void sell_store(const sell_out *o, int64_t i0, svfloat64_t acc)
+{
+    const svbool_t pg = svwhilelt_b64_s64(i0, o->rows);
+    if (!svptest_any(svptrue_b64(), pg)) return;
+    svfloat64_t out = o->alpha == 1.0 ? acc : svmul_n_f64_x(pg, acc, o->alpha);
+    if (!o->perm) {
+        if (o->beta != 0.0) out = svmla_n_f64_x(pg, out, svld1_f64(pg, o->y + i0), o->beta);
+        svst1_f64(pg, o->y + i0, out);
+    } else {
+        const svint64_t r = svld1sw_s64(pg, o->perm + i0);
+        if (o->beta != 0.0) out = svmla_n_f64_x(pg, out, svld1_gather_s64index_f64(pg, o->y, r), o->beta);
+        svst1_scatter_s64index_f64(pg, o->y, r, out);
+    }
+}
+
+/* One block of K vectors of rows of a chunk: lanes [b0, b0 + K*VL) of the chunk at offset off, len columns.
+ * K is a compile-time constant in every caller, so the dead steps fold away and the K accumulators live in
+ * registers (SVE types cannot form arrays, hence the eight named ones). */
+#define SELL_STEP(u, a)                                                                                          \
+    if (K > (u)) {                                                                                               \
+        const svint64_t idx = svld1sw_s64(all, col + (u) * VL);                                                  \
+        const svfloat64_t xv = svld1_gather_s64index_f64(all, x, idx);                                           \
+        a = svmla_f64_x(all, a, svld1_f64(all, val + (u) * VL), xv);                                             \
+    }
+#define SELL_OUT(u, a) \
+    if (K > (u)) sell_store(o, row0 + b0 + (u) * VL, a);
+
+static inline __attribute__((always_inline)) void sell_block(const spmv_sell *S, const sell_out *o, int K,
+                                                            int64_t off, int32_t len, int64_t b0, int64_t row0,
+                                                            const double *x)
+{
+    const int64_t VL = (int64_t)svcntd();
+    const int64_t C = S->C;
+    const svbool_t all = svptrue_b64();
+    svfloat64_t a0 = svdup_n_f64(0.0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    const int32_t *col = S->col + off + b0;
+    const double *val = S->val + off + b0;
+    for (const double *const end = val + (int64_t)len * C; val != end; col += C, val += C) {
+        SELL_STEP(0, a0) SELL_STEP(1, a1) SELL_STEP(2, a2) SELL_STEP(3, a3)
+        SELL_STEP(4, a4) SELL_STEP(5, a5) SELL_STEP(6, a6) SELL_STEP(7, a7)
+    }
+    SELL_OUT(0, a0) SELL_OUT(1, a1) SELL_OUT(2, a2) SELL_OUT(3, a3)
+    SELL_OUT(4, a4) SELL_OUT(5, a5) SELL_OUT(6, a6) SELL_OUT(7, a7)
+}
+#undef SELL_STEP
+#undef SELL_OUT
+
+/* Chunks [c0, c1) with C = K*VL: one block per chunk. */
+static inline __attribute__((always_inline)) void sell_sve_k(const spmv_sell *S, int K, int32_t c0, int32_t c1,
+                                                            double alpha, const double *x, double beta, double *y)
+{
+    const sell_out o = {S->rows, S->permuted ? NULL : S->perm, alpha, beta, y};
+    for (int32_t k = c0; k < c1; k++)
+        sell_block(S, &o, K, S->chunkptr[k], S->chunklen[k], 0, (int64_t)k * S->C, x);
+}
+
+static void sell_sve_c1(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                        double *y)
+{
+    sell_sve_k(S, 1, c0, c1, alpha, x, beta, y);
+}
+static void sell_sve_c2(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                        double *y)
+{
+    sell_sve_k(S, 2, c0, c1, alpha, x, beta, y);
+}
+static void sell_sve_c4(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                        double *y)
+{
+    sell_sve_k(S, 4, c0, c1, alpha, x, beta, y);
+}
+static void sell_sve_c8(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                        double *y)
+{
+    sell_sve_k(S, 8, c0, c1, alpha, x, beta, y);
+}
+
+/* Any C = m*VL: blocks of 8 vectors, then at most one block each of 4, 2 and 1 vectors. */
+static void sell_sve_cm(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                        double *y)
+{
+    const int64_t VL = (int64_t)svcntd();
+    const int64_t C = S->C;
+    const sell_out o = {S->rows, S->permuted ? NULL : S->perm, alpha, beta, y};
+    for (int32_t k = c0; k < c1; k++) {
+        const int64_t off = S->chunkptr[k], row0 = (int64_t)k * C;
+        const int32_t len = S->chunklen[k];
+        int64_t b = 0;
+        for (; b + 8 * VL <= C; b += 8 * VL) sell_block(S, &o, 8, off, len, b, row0, x);
+        if (b + 4 * VL <= C) {
+            sell_block(S, &o, 4, off, len, b, row0, x);
+            b += 4 * VL;
+        }
+        if (b + 2 * VL <= C) {
+            sell_block(S, &o, 2, off, len, b, row0, x);
+            b += 2 * VL;
+        }
+        if (b + VL <= C) sell_block(S, &o, 1, off, len, b, row0, x);
+    }
+}
+
+static int accepts_k(const spmv_sell *S, int64_t k) { return S && (int64_t)S->C == k * (int64_t)svcntd(); }
+static int accepts_c1(const spmv_sell *S) { return accepts_k(S, 1); }
+static int accepts_c2(const spmv_sell *S) { return accepts_k(S, 2); }
+static int accepts_c4(const spmv_sell *S) { return accepts_k(S, 4); }
+static int accepts_c8(const spmv_sell *S) { return accepts_k(S, 8); }
+static int accepts_cm(const spmv_sell *S) { return S && S->C > 0 && S->C % (int32_t)svcntd() == 0; }
+
+/* Traffic per multiply, as the reference SELL kernel: 12 bytes per stored entry (8-byte value + 4-byte index),
+ * 16 per row (y store + write-allocate), 12 per chunk (int64 chunk offset + int32 chunk length); 2 flops per
+ * nonzero. With beta != 0, y is read as well (not part of the beta = 0 declaration, see spmv_traffic). */
+#define SELL_SVE_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2}
+
+const spmv_kernel spmv__k_sell_sve_c1 = {.name = "sell-sve-C1xVL", .arch = SPMV_ARCH_SVE, .C = 0,
+                                         .sell = sell_sve_c1, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c1};
+const spmv_kernel spmv__k_sell_sve_c2 = {.name = "sell-sve-C2xVL", .arch = SPMV_ARCH_SVE, .C = 0,
+                                         .sell = sell_sve_c2, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c2};
+const spmv_kernel spmv__k_sell_sve_c4 = {.name = "sell-sve-C4xVL", .arch = SPMV_ARCH_SVE, .C = 0,
+                                         .sell = sell_sve_c4, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c4};
+const spmv_kernel spmv__k_sell_sve_c8 = {.name = "sell-sve-C8xVL", .arch = SPMV_ARCH_SVE, .C = 0,
+                                         .sell = sell_sve_c8, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c8};
+const spmv_kernel spmv__k_sell_sve_cm = {.name = "sell-sve-CmxVL", .arch = SPMV_ARCH_SVE, .C = 0,
+                                         .sell = sell_sve_cm, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_cm};

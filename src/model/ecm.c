@@ -1,0 +1,487 @@
+/* Code balance, roofline and the ECM (Execution-Cache-Memory) model for CRS and SELL-C-sigma SpMV.
+ * Alappat et al., PMBS 2020 (shared/reference/a64fx-spmv-ecm-paper.txt): Sect. III-A overlap hypothesis,
+ * Sect. III-C multicore saturation, Sect. IV the SpMV numbers this code reproduces (tests/test_model.c). */
+#include "internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------- code balance */
+
+static spmv_status check_row_args(const char *fn, const spmv_traffic *t, double nzr, double beta, int32_t C,
+                                  double alpha)
+{
+    if (!t) return spmv__error(SPMV_ERR_ARG, "%s: argument t is NULL", fn);
+    if (!(nzr > 0) || !isfinite(nzr)) return spmv__error(SPMV_ERR_ARG, "%s: N_nzr %g is not positive", fn, nzr);
+    if (!(beta > 0 && beta <= 1)) return spmv__error(SPMV_ERR_ARG, "%s: beta %g is outside (0, 1]", fn, beta);
+    if (C < 0) return spmv__error(SPMV_ERR_ARG, "%s: C %d < 0", fn, C);
+    if (!(alpha >= 0) || !isfinite(alpha)) return spmv__error(SPMV_ERR_ARG, "%s: alpha %g < 0", fn, alpha);
+    if (!(t->flops_per_entry > 0)) return spmv__error(SPMV_ERR_ARG, "%s: flops per entry %g <= 0", fn,
+                                                      t->flops_per_entry);
+    if (!(t->bytes_per_entry >= 0 && t->bytes_per_row >= 0 && t->bytes_per_chunk >= 0))
+        return spmv__error(SPMV_ERR_ARG, "%s: negative bytes in the traffic declaration", fn);
+    return SPMV_OK;
+}
+
+static double row_bytes(const spmv_traffic *t, double nzr, double beta, int32_t C, double alpha)
+{
+    return nzr / beta * t->bytes_per_entry + 8.0 * alpha * nzr + t->bytes_per_row +
+           t->bytes_per_chunk / (C > 1 ? C : 1);
+}
+
+spmv_status spmv_bytes_per_row(const spmv_traffic *t, double nzr, double beta, int32_t C, double alpha,
+                               double *bytes)
+{
+    spmv_status st = check_row_args("spmv_bytes_per_row", t, nzr, beta, C, alpha);
+    if (st) return st;
+    if (!bytes) return spmv__error(SPMV_ERR_ARG, "spmv_bytes_per_row: argument bytes is NULL");
+    *bytes = row_bytes(t, nzr, beta, C, alpha);
+    return SPMV_OK;
+}
+
+spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double beta, int32_t C, double alpha, double *Bc)
+{
+    spmv_status st = check_row_args("spmv_code_balance", t, nzr, beta, C, alpha);
+    if (st) return st;
+    if (!Bc) return spmv__error(SPMV_ERR_ARG, "spmv_code_balance: argument Bc is NULL");
+    *Bc = row_bytes(t, nzr, beta, C, alpha) / (t->flops_per_entry * nzr);
+    return SPMV_OK;
+}
+
+spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops)
+{
+    if (!gflops) return spmv__error(SPMV_ERR_ARG, "spmv_roofline: argument gflops is NULL");
+    if (!(bw_gbs > 0) || !(Bc > 0) || !isfinite(bw_gbs) || !isfinite(Bc))
+        return spmv__error(SPMV_ERR_ARG, "spmv_roofline: bandwidth %g GB/s and code balance %g B/flop must be "
+                           "positive", bw_gbs, Bc);
+    *gflops = bw_gbs / Bc;
+    return SPMV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- kernel shapes */
+
+spmv_status spmv_kernel_shape_guess(const char *name, const spmv_machine *m, int32_t C, spmv_kernel_shape *k)
+{
+    if (!name || !m || !k)
+        return spmv__error(SPMV_ERR_ARG, "spmv_kernel_shape_guess: argument %s is NULL", !name ? "kernel_name" :
+                           !m ? "m" : "k");
+    spmv_kernel_shape s = {SPMV_FORMAT_CRS, 0, 1, 1};
+    if (!strncmp(name, "sell", 4)) s.format = SPMV_FORMAT_SELL;
+    else if (strncmp(name, "crs", 3))
+        return spmv__error(SPMV_ERR_ARG, "spmv_kernel_shape_guess: kernel '%s' is neither crs* nor sell*", name);
+    if (s.format == SPMV_FORMAT_SELL) {
+        if (C < 1) return spmv__error(SPMV_ERR_ARG, "spmv_kernel_shape_guess: C %d < 1 for '%s'", C, name);
+        s.C = C;
+    }
+    if (strstr(name, "avx512")) s.width = 8;
+    else if (strstr(name, "sve")) s.width = m->simd_width > 0 ? m->simd_width : 1;
+    if (s.width > 1) s.mve = s.format == SPMV_FORMAT_CRS ? 4 : strstr(name, "avx512") ? 2 : 1;
+    *k = s;
+    return SPMV_OK;
+}
+
+static spmv_status check_shape(const char *fn, const spmv_kernel_shape *k)
+{
+    if (!k) return spmv__error(SPMV_ERR_ARG, "%s: argument k (kernel shape) is NULL", fn);
+    if (k->format != SPMV_FORMAT_CRS && k->format != SPMV_FORMAT_SELL)
+        return spmv__error(SPMV_ERR_ARG, "%s: unknown format %d in the kernel shape", fn, (int)k->format);
+    if (k->format == SPMV_FORMAT_SELL && k->C < 1)
+        return spmv__error(SPMV_ERR_ARG, "%s: SELL kernel shape with C %d < 1", fn, k->C);
+    if (k->width < 1 || k->mve < 1)
+        return spmv__error(SPMV_ERR_ARG, "%s: kernel shape width %d and mve %d must be >= 1", fn, k->width, k->mve);
+    return SPMV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- in-core */
+
+typedef struct incore { double comp, load, store; } incore; /* cycles */
+
+static double ceil_pos(double v) { return ceil(v - 1e-9); }
+
+/* reduction of r partial sums by a tree of adds */
+static double tree(const spmv_machine *m, double r) { return r > 1 ? ceil_pos(log2(r)) * m->add_latency : 0.0; }
+
+/* One CRS row of len entries (Sect. IV): nv = ceil(len/width) vector iterations spread over mve partial sums;
+ * the chain of each is ceil(nv/mve) FMAs; partial sums reduced by a tree of adds; SIMD code ends with one
+ * horizontal add, counted at its reciprocal throughput as the paper does (4 * 9 + 11.5 = 47.5 cy for HPCG). */
+static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double len)
+{
+    incore r = {0, 0, 0};
+    if (len <= 0) {
+        r.store = m->store_rthroughput;
+        return r;
+    }
+    double nv = k->width > 1 ? ceil_pos(len / k->width) : len;
+    double sums = nv < k->mve ? nv : k->mve;
+    double chain = ceil_pos(nv / k->mve) * m->fma_latency + tree(m, sums);
+    if (k->width > 1) chain += m->hadd_rthroughput > 0 ? m->hadd_rthroughput : m->hadd_latency;
+    double thr = nv * m->fma_rthroughput;
+    r.comp = chain > thr ? chain : thr;
+    if (k->width > 1) r.load = nv * (m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput);
+    else r.load = 3.0 * len * m->load_rthroughput; /* index, value, x */
+    r.store = m->store_rthroughput;                  /* one y element per row */
+    return r;
+}
+
+/* One SELL chunk of C rows and chunk length len (Sect. IV): per chunk column ceil(C/width) registers, each an
+ * independent chain; mve accumulator sets split the chunk length: chain ceil(len/mve) FMAs plus the sum of the
+ * sets. Loads per register: gather + index-load penalty + value load ((4.0 + 1.5 + 0.5) cy on A64FX). */
+static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, double len)
+{
+    incore r = {0, 0, 0};
+    double nv = ceil_pos((double)k->C / k->width); /* registers per chunk column */
+    if (len > 0) {
+        double chain = ceil_pos(len / k->mve) * m->fma_latency + tree(m, len < k->mve ? len : k->mve);
+        double thr = len * nv * m->fma_rthroughput;
+        r.comp = chain > thr ? chain : thr;
+        if (k->width > 1) r.load = len * nv * (m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput);
+        else r.load = 3.0 * len * k->C * m->load_rthroughput;
+    }
+    r.store = (k->width > 1 ? nv : (double)k->C) * m->store_rthroughput;
+    return r;
+}
+
+/* ---------------------------------------------------------------------------------------------- ECM combination */
+
+/* Combine per Sect. III-A: level i contributes reads rd[i] and writes wr[i] (cycles); level 0 (L1) holds the core's
+ * load and store cycles. T = max(T_comp, sum of the non-overlapping parts, each overlapping part alone), over the
+ * levels 0..upto. */
+static double combine(const spmv_machine *m, double comp, const double *rd, const double *wr, int upto)
+{
+    double serial = 0.0, t = comp;
+    for (int i = 0; i <= upto; i++) {
+        double part;
+        switch (m->level[i].overlap) {
+        case SPMV_OVERLAP_NONE: serial += rd[i] + wr[i]; break;
+        case SPMV_OVERLAP_FULL:
+            part = rd[i] + wr[i];
+            if (part > t) t = part;
+            break;
+        case SPMV_OVERLAP_A64FX:
+            serial += rd[i];
+            if (wr[i] > t) t = wr[i];
+            break;
+        }
+    }
+    return serial > t ? serial : t;
+}
+
+/* Fill e from in-core cycles per row, bytes per row at each level (index >= 1), y write bytes per row. */
+static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, double flops_row,
+                     double bS, spmv_ecm *e)
+{
+    memset(e, 0, sizeof *e);
+    int n = m->nlevels;
+    double rd[SPMV_MACHINE_MAX_LEVELS], wr[SPMV_MACHINE_MAX_LEVELS];
+    e->nlevels = n;
+    e->flops_per_row = flops_row;
+    e->bytes_per_row = bytes_lvl[n - 1];
+    e->T_comp = ic.comp;
+    e->T_load = ic.load;
+    e->T_store = ic.store;
+    rd[0] = ic.load;
+    wr[0] = ic.store;
+    for (int i = 1; i < n; i++) {
+        const spmv_machine_level *l = &m->level[i];
+        double w = wbytes < bytes_lvl[i] ? wbytes : bytes_lvl[i];
+        double wbw = l->upstream_write_bw > 0 ? l->upstream_write_bw : l->upstream_bw;
+        rd[i] = (bytes_lvl[i] - w) / l->upstream_bw;
+        wr[i] = w / wbw;
+    }
+    for (int i = 0; i < n; i++) {
+        e->T_xfer[i] = rd[i] + wr[i];
+        e->T_write[i] = wr[i];
+        e->T_data[i] = combine(m, ic.comp, rd, wr, i);
+    }
+    e->T_ecm = e->T_data[n - 1];
+    e->P1 = e->T_ecm > 0 ? flops_row * m->clock_ghz / e->T_ecm : 0.0;
+    e->bw1 = e->T_ecm > 0 ? e->bytes_per_row * m->clock_ghz / e->T_ecm : 0.0;
+    e->bS = bS;
+    e->Bc = flops_row > 0 ? e->bytes_per_row / flops_row : 0.0;
+    e->P_sat = e->Bc > 0 ? bS / e->Bc : 0.0;
+    e->n_s = e->P1 > 0 ? (int32_t)ceil(e->P_sat / e->P1 - 1e-9) : 0;
+    if (e->n_s < 1) e->n_s = 1;
+}
+
+spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, const spmv_traffic *t, double nzr,
+                             double beta, double alpha, spmv_bw_kind bw, spmv_ecm *e)
+{
+    const char *fn = "spmv_ecm_predict";
+    if (!m || !e) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, m ? "e" : "m");
+    spmv_status st = spmv_machine_check(m);
+    if (!st) st = check_shape(fn, k);
+    if (!st) st = check_row_args(fn, t, nzr, beta, k->format == SPMV_FORMAT_SELL ? k->C : 1, alpha);
+    if (st) return st;
+    double bS = spmv_machine_bandwidth(m, bw);
+    if (!(bS > 0))
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
+                           spmv_bw_kind_name(bw));
+    int32_t C = k->format == SPMV_FORMAT_SELL ? k->C : 1;
+    incore ic;
+    if (k->format == SPMV_FORMAT_CRS) {
+        ic = crs_row(m, k, nzr);
+    } else {
+        ic = sell_chunk(m, k, nzr / beta);
+        ic.comp /= C;
+        ic.load /= C;
+        ic.store /= C;
+    }
+    double b[SPMV_MACHINE_MAX_LEVELS];
+    for (int i = 0; i < m->nlevels; i++) b[i] = row_bytes(t, nzr, beta, C, alpha);
+    ecm_fill(m, ic, b, 8.0, t->flops_per_entry * nzr, bS, e);
+    return SPMV_OK;
+}
+
+static int32_t numa_domains(const spmv_machine *m)
+{
+    return m->sockets * (m->cores_per_socket / m->cores_per_numa);
+}
+
+spmv_status spmv_ecm_scale(const spmv_machine *m, const spmv_ecm *e, int32_t ncores, double *gflops)
+{
+    if (!m || !e || !gflops)
+        return spmv__error(SPMV_ERR_ARG, "spmv_ecm_scale: argument %s is NULL", !m ? "m" : !e ? "e" : "gflops");
+    if (ncores < 1) return spmv__error(SPMV_ERR_ARG, "spmv_ecm_scale: ncores %d < 1", ncores);
+    spmv_status st = spmv_machine_check(m);
+    if (st) return st;
+    int64_t total = (int64_t)m->sockets * m->cores_per_socket;
+    int64_t left = ncores < total ? ncores : total;
+    double p = 0.0;
+    while (left > 0) { /* compact: fill one NUMA domain after the other (Sect. III-C, per contention domain) */
+        int64_t nd = left < m->cores_per_numa ? left : m->cores_per_numa;
+        double scal = (double)nd * e->P1;
+        p += scal < e->P_sat ? scal : e->P_sat;
+        left -= nd;
+    }
+    *gflops = p;
+    return SPMV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- model of a matrix */
+
+spmv_model_opts spmv_model_opts_default(void)
+{
+    spmv_model_opts o = {SPMV_BW_TRIAD, NULL, -1.0};
+    return o;
+}
+
+typedef struct mat {
+    const spmv_crs *A;
+    const spmv_sell *S;
+} mat;
+
+static spmv_status mat_alpha(mat x, int64_t bytes, int32_t line, int32_t ways, int32_t threads, int32_t shared,
+                             spmv_alpha *a)
+{
+    return x.A ? spmv_crs_alpha(x.A, bytes, line, ways, threads, shared, a)
+               : spmv_sell_alpha(x.S, bytes, line, ways, threads, shared, a);
+}
+
+static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, int nthreads,
+                         const spmv_model_opts *opts, spmv_model *md)
+{
+    const char *fn = x.A ? "spmv_model_crs" : "spmv_model_sell";
+    if (!m || !md) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, m ? "md" : "m");
+    spmv_status st = spmv_machine_check(m);
+    if (st) return st;
+    if (nthreads < 0) return spmv__error(SPMV_ERR_ARG, "%s: nthreads %d < 0", fn, nthreads);
+    spmv_model_opts o = opts ? *opts : spmv_model_opts_default();
+    spmv_model r;
+    memset(&r, 0, sizeof r);
+    spmv_traffic t;
+    const char *kname;
+    int32_t C = 1;
+    if (x.A) {
+        const spmv_crs *A = x.A;
+        if (A->rows < 1 || A->nnz < 1) return spmv__error(SPMV_ERR_ARG, "%s: the matrix is empty", fn);
+        if ((st = spmv_crs_traffic(A, &t))) return st;
+        kname = spmv_crs_kernel_name(A);
+        r.rows = A->rows, r.cols = A->cols, r.nnz = A->nnz, r.stored = A->nnz, r.nchunks = A->rows;
+        if (!nthreads) nthreads = A->nparts > 0 ? A->nparts : 1;
+    } else {
+        const spmv_sell *S = x.S;
+        if (S->rows < 1 || S->nnz < 1) return spmv__error(SPMV_ERR_ARG, "%s: the matrix is empty", fn);
+        if ((st = spmv_sell_traffic(S, &t))) return st;
+        kname = spmv_sell_kernel_name(S);
+        C = S->C;
+        r.rows = S->rows, r.cols = S->cols, r.nnz = S->nnz, r.stored = S->stored, r.nchunks = S->nchunks;
+        if (!nthreads) nthreads = S->nparts > 0 ? S->nparts : 1;
+    }
+    if (tin) t = *tin;
+    if (!(t.flops_per_entry > 0)) return spmv__error(SPMV_ERR_ARG, "%s: flops per entry %g <= 0", fn,
+                                                     t.flops_per_entry);
+    if (o.shape) {
+        if ((st = check_shape(fn, o.shape))) return st;
+        r.shape = *o.shape;
+    } else if ((st = spmv_kernel_shape_guess(kname, m, C, &r.shape))) {
+        return st;
+    }
+    if ((r.shape.format == SPMV_FORMAT_SELL) != (x.S != NULL))
+        return spmv__error(SPMV_ERR_ARG, "%s: the kernel shape is for %s, the matrix is %s", fn,
+                           r.shape.format == SPMV_FORMAT_SELL ? "SELL" : "CRS", x.S ? "SELL" : "CRS");
+    if (x.S && r.shape.C != C)
+        return spmv__error(SPMV_ERR_ARG, "%s: the kernel shape has C = %d, the matrix C = %d", fn, r.shape.C, C);
+    double bS = spmv_machine_bandwidth(m, o.bw);
+    if (!(bS > 0))
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
+                           spmv_bw_kind_name(o.bw));
+    snprintf(r.kernel, sizeof r.kernel, "%s", kname);
+    snprintf(r.machine, sizeof r.machine, "%s", m->name);
+    r.traffic = t;
+    r.nzr = (double)r.nnz / (double)r.rows;
+    r.beta = (double)r.nnz / (double)r.stored;
+    r.nthreads = nthreads;
+
+    /* alpha: single core per level (x misses in level i-1 for the transfers of level i), and at nthreads in the
+     * last-level cache share of each thread */
+    const int n = m->nlevels, llc = n - 2;
+    const int32_t line = m->cacheline;
+    for (int i = 1; i < n; i++) {
+        const spmv_machine_level *l = &m->level[i - 1];
+        snprintf(r.levels[i], sizeof r.levels[i], "%s", m->level[i].name);
+        if (o.alpha >= 0) {
+            r.alpha_level[i].alpha = o.alpha;
+            r.alpha_level[i].alpha_min = (double)r.cols / (double)r.nnz;
+            r.alpha_level[i].alpha_max = line / 8.0;
+            r.alpha_level[i].accesses = r.stored;
+        } else if (i > 1 && l->size == m->level[i - 2].size && l->ways == m->level[i - 2].ways) {
+            r.alpha_level[i] = r.alpha_level[i - 1];
+        } else if ((st = mat_alpha(x, l->size, line, l->ways, 1, 1, &r.alpha_level[i]))) {
+            return st;
+        }
+    }
+    snprintf(r.levels[0], sizeof r.levels[0], "%s", m->level[0].name);
+    {
+        const spmv_machine_level *l = &m->level[llc];
+        if (o.alpha >= 0 || nthreads == 1) r.alpha = r.alpha_level[n - 1];
+        else if ((st = mat_alpha(x, l->size, line, l->ways, nthreads, l->cores_per_group, &r.alpha))) return st;
+    }
+    r.bytes = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha.alpha);
+    double flops = t.flops_per_entry * (double)r.nnz;
+    r.Bc = r.bytes / flops;
+    r.Bc_min = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha.alpha_min) / flops;
+    r.Bc_max = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha.alpha_max) / flops;
+
+    /* in-core: averaged over the actual rows / chunks */
+    incore ic = {0, 0, 0};
+    if (x.A) {
+        const spmv_crs *A = x.A;
+        for (int32_t i = 0; i < A->rows; i++) {
+            incore c = crs_row(m, &r.shape, (double)(A->rowptr[i + 1] - A->rowptr[i]));
+            ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
+        }
+    } else {
+        const spmv_sell *S = x.S;
+        for (int32_t k = 0; k < S->nchunks; k++) {
+            incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k]);
+            ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
+        }
+    }
+    ic.comp /= (double)r.rows, ic.load /= (double)r.rows, ic.store /= (double)r.rows;
+
+    /* transfers per row at each level with that level's alpha; the memory level for the single core */
+    double b[SPMV_MACHINE_MAX_LEVELS];
+    b[0] = 0;
+    for (int i = 1; i < n; i++)
+        b[i] = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha_level[i].alpha) /
+               (double)r.rows;
+    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, bS, &r.ecm);
+    /* saturation with the code balance at nthreads' alpha */
+    r.ecm.Bc = r.Bc;
+    r.ecm.P_sat = bS / r.Bc;
+    r.ecm.n_s = r.ecm.P1 > 0 ? (int32_t)ceil(r.ecm.P_sat / r.ecm.P1 - 1e-9) : 0;
+    if (r.ecm.n_s < 1) r.ecm.n_s = 1;
+    r.n_s = r.ecm.n_s;
+    r.cores_per_numa = m->cores_per_numa;
+    int64_t total = (int64_t)m->sockets * m->cores_per_socket;
+    int64_t used = nthreads < total ? nthreads : total;
+    int64_t doms = (used + m->cores_per_numa - 1) / m->cores_per_numa;
+    r.roofline = (double)doms * r.ecm.P_sat;
+    r.roofline_node = (double)numa_domains(m) * r.ecm.P_sat;
+    if ((st = spmv_ecm_scale(m, &r.ecm, nthreads, &r.predicted))) return st;
+    *md = r;
+    return SPMV_OK;
+}
+
+spmv_status spmv_model_crs(const spmv_crs *A, const spmv_traffic *t, const spmv_machine *m, int nthreads,
+                           const spmv_model_opts *opts, spmv_model *md)
+{
+    if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_model_crs: argument A is NULL");
+    mat x = {A, NULL};
+    return model(x, t, m, nthreads, opts, md);
+}
+
+spmv_status spmv_model_sell(const spmv_sell *S, const spmv_traffic *t, const spmv_machine *m, int nthreads,
+                            const spmv_model_opts *opts, spmv_model *md)
+{
+    if (!S) return spmv__error(SPMV_ERR_ARG, "spmv_model_sell: argument S is NULL");
+    mat x = {NULL, S};
+    return model(x, t, m, nthreads, opts, md);
+}
+
+/* ---------------------------------------------------------------------------------------------- report */
+
+typedef struct out { char *buf; size_t size, len; } out;
+
+static void put(out *o, const char *fmt, ...) SPMV_PRINTF(2, 3);
+static void put(out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *dst = o->len < o->size ? o->buf + o->len : NULL;
+    size_t room = o->len < o->size ? o->size - o->len : 0;
+    int n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) o->len += (size_t)n;
+}
+
+int spmv_model_format(const spmv_model *md, double measured, const char *prefix, char *buf, size_t size)
+{
+    if (!md || (!buf && size)) {
+        spmv__error(SPMV_ERR_ARG, "spmv_model_format: argument %s is NULL", md ? "buf" : "md");
+        return -1;
+    }
+    if (!prefix) prefix = "";
+    out O = {buf, size, 0}, *o = &O;
+    if (size) buf[0] = '\0';
+    const spmv_ecm *e = &md->ecm;
+    const spmv_kernel_shape *k = &md->shape;
+    int n = e->nlevels;
+    put(o, "%smodel: kernel %s (%s, %d double%s per instruction, MVE %d) on %s\n", prefix, md->kernel,
+        k->format == SPMV_FORMAT_SELL ? "SELL" : "CRS", k->width, k->width > 1 ? "s" : "", k->mve, md->machine);
+    put(o, "%s  N_nzr %.4g, beta %.4g (%lld stored / %lld nonzeros), traffic %g B/entry + %g B/row + %g B/chunk\n",
+        prefix, md->nzr, md->beta, (long long)md->stored, (long long)md->nnz, md->traffic.bytes_per_entry,
+        md->traffic.bytes_per_row, md->traffic.bytes_per_chunk);
+    put(o, "%s  alpha %.4g at %d thread%s (LRU simulation, whole cache lines: x read once %.4g, every access a "
+        "miss %.4g; the literature's alpha = 1 counts the 8 bytes used)\n", prefix, md->alpha.alpha, md->nthreads,
+        md->nthreads > 1 ? "s" : "", md->alpha.alpha_min, md->alpha.alpha_max);
+    put(o, "%s  code balance B_c %.4g B/flop (%.4g B/row; bounds %.4g .. %.4g)\n", prefix, md->Bc, md->Bc * 
+        md->traffic.flops_per_entry * md->nzr, md->Bc_min, md->Bc_max);
+    put(o, "%s  roofline %.4g Gflop/s at %d thread%s (b_S %.4g GB/s per NUMA domain; whole machine %.4g Gflop/s)\n",
+        prefix, md->roofline, md->nthreads, md->nthreads > 1 ? "s" : "", e->bS, md->roofline_node);
+    /* ECM in the paper's notation */
+    put(o, "%s  ECM {T_OL || T_nOL", prefix);
+    for (int i = 1; i < n; i++) put(o, " | T_%s%s", md->levels[i - 1], md->levels[i]);
+    put(o, "} = {%.3g || %.3g", e->T_comp, e->T_load);
+    for (int i = 1; i < n; i++) put(o, " | %.3g", e->T_xfer[i]);
+    put(o, "} cy/row, T_store %.3g; data in", e->T_store);
+    put(o, " {");
+    for (int i = 0; i < n; i++) put(o, "%s%.3g", i ? " ] " : "", e->T_data[i]);
+    put(o, "} cy/row");
+    if (k->format == SPMV_FORMAT_SELL) put(o, " (x C = %d: %.4g cy/chunk in memory)", k->C, e->T_ecm * k->C);
+    put(o, "\n");
+    put(o, "%s  alpha per level (single core):", prefix);
+    for (int i = 1; i < n; i++) put(o, " %.4g", md->alpha_level[i].alpha);
+    put(o, "\n");
+    put(o, "%s  single core %.4g Gflop/s, %.4g GB/s; saturation at n_s = %d cores per NUMA domain (%s %d)\n",
+        prefix, e->P1, e->bw1, md->n_s, md->n_s > md->cores_per_numa ? "cannot saturate: a domain has only" :
+        "of", md->cores_per_numa);
+    put(o, "%s  predicted %.4g Gflop/s at %d thread%s (min of n*P1 and b_S/B_c per NUMA domain)\n", prefix,
+        md->predicted, md->nthreads, md->nthreads > 1 ? "s" : "");
+    if (measured > 0 && md->predicted > 0)
+        put(o, "%s  measured %.4g Gflop/s = %.1f%% of predicted (ratio %.3f)\n", prefix, measured,
+            100.0 * measured / md->predicted, measured / md->predicted);
+    return O.len > (size_t)INT32_MAX ? -1 : (int)O.len;
+}

@@ -1,0 +1,59 @@
+/* The library's one allocator: aligned, counted, and able to fail on purpose (out-of-memory tests). */
+#include "internal.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SPMV_ALIGNMENT
+#define SPMV_ALIGNMENT 64 /* bytes */
+#endif
+
+static atomic_long alloc_count = 0;  /* allocations since the last spmv__alloc_fail_after */
+static atomic_long fail_at = -1;     /* ordinal of the first failing allocation, -1: never */
+
+size_t spmv_alignment(void) { return SPMV_ALIGNMENT; }
+
+long spmv__alloc_fail_after(long n)
+{
+    long made = atomic_exchange(&alloc_count, 0);
+    atomic_store(&fail_at, n);
+    return made;
+}
+
+void *spmv__malloc(size_t bytes)
+{
+    if (bytes == 0) return NULL;
+    long k = atomic_fetch_add(&alloc_count, 1);
+    long f = atomic_load(&fail_at);
+    if (f >= 0 && k >= f) return NULL;
+    size_t rounded = (bytes + SPMV_ALIGNMENT - 1) / SPMV_ALIGNMENT * SPMV_ALIGNMENT;
+    if (rounded < bytes) return NULL; /* overflow */
+    return aligned_alloc(SPMV_ALIGNMENT, rounded);
+}
+
+void *spmv__calloc(size_t n, size_t size)
+{
+    if (n != 0 && size > SIZE_MAX / n) return NULL;
+    void *p = spmv__malloc(n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+void spmv__free(void *p) { free(p); }
+
+spmv_status spmv_vec_alloc(int64_t n, double **v)
+{
+    if (!v) return spmv__error(SPMV_ERR_ARG, "spmv_vec_alloc: argument v is NULL");
+    *v = NULL;
+    if (n < 0) return spmv__error(SPMV_ERR_ARG, "spmv_vec_alloc: length n = %lld is negative", (long long)n);
+    if (n == 0) return SPMV_OK;
+    if ((uint64_t)n > SIZE_MAX / sizeof(double))
+        return spmv__error(SPMV_ERR_NOMEM, "spmv_vec_alloc: %lld doubles do not fit in memory", (long long)n);
+    double *p = spmv__calloc((size_t)n, sizeof(double));
+    if (!p) return spmv__error(SPMV_ERR_NOMEM, "spmv_vec_alloc: out of memory for %lld doubles", (long long)n);
+    *v = p;
+    return SPMV_OK;
+}
+
+void spmv_vec_free(double *v) { spmv__free(v); }

@@ -1,0 +1,70 @@
+/* Status texts and the thread-local last-error message. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static _Thread_local char last_error[512];
+
+const char *spmv_version(void) { return SPMV_VERSION_STRING; }
+
+const char *spmv_strerror(spmv_status status)
+{
+    switch (status) {
+    case SPMV_OK: return "success";
+    case SPMV_ERR_ARG: return "invalid argument";
+    case SPMV_ERR_NOMEM: return "out of memory";
+    case SPMV_ERR_IO: return "input/output error";
+    case SPMV_ERR_PARSE: return "malformed Matrix Market file";
+    case SPMV_ERR_UNSUPPORTED: return "unsupported input";
+    case SPMV_ERR_OVERFLOW: return "size overflows 32-bit indices";
+    case SPMV_ERR_ARCH: return "kernel family not available";
+    }
+    return "unknown status";
+}
+
+const char *spmv_last_error(void) { return last_error; }
+
+void spmv__clear_error(void) { last_error[0] = '\0'; }
+
+spmv_status spmv__error(spmv_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int spmv__max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+int32_t spmv__auto_threads(int64_t work)
+{
+    int64_t n = work / SPMV_MIN_WORK_PER_THREAD, m = spmv__max_threads();
+    return (int32_t)(n < 1 ? 1 : n < m ? n : m);
+}
+
+void spmv__partition(const int64_t *ptr, int32_t n, int32_t nparts, int32_t *part)
+{
+    /* part[t] = first item whose prefix weight reaches t/nparts of the total: balanced by weight */
+    int64_t base = n > 0 ? ptr[0] : 0, total = n > 0 ? ptr[n] - base : 0;
+    int32_t i = 0;
+    part[0] = 0;
+    for (int32_t t = 1; t < nparts; t++) {
+        int64_t target = (int64_t)((double)total * t / nparts);
+        while (i < n && ptr[i] - base < target) i++;
+        part[t] = i;
+    }
+    part[nparts] = n;
+}

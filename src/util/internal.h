@@ -1,0 +1,46 @@
+/* Internal helpers shared by the library's translation units (not installed). */
+#ifndef SPMV_INTERNAL_H
+#define SPMV_INTERNAL_H
+
+#include "spmv.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define SPMV_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define SPMV_PRINTF(a, b)
+#endif
+
+/* One allocator for the whole library: aligned to spmv_alignment(), and able to fail on purpose for the
+ * out-of-memory tests (spmv__alloc_fail_after). bytes = 0 returns NULL without counting as a failure. */
+void *spmv__malloc(size_t bytes);
+void *spmv__calloc(size_t n, size_t size);
+void spmv__free(void *p);
+
+/* Test hook: the allocation with ordinal n (0-based, counted from this call) and every later one fail;
+ * n < 0 switches failure injection off. Returns the number of allocations made since the last call. */
+long spmv__alloc_fail_after(long n);
+
+/* Record an error for spmv_last_error() and return status (so: return spmv__error(SPMV_ERR_ARG, "...")). */
+spmv_status spmv__error(spmv_status status, const char *fmt, ...) SPMV_PRINTF(2, 3);
+void spmv__clear_error(void);
+
+/* Threads: omp_get_max_threads() or 1 without OpenMP. */
+int spmv__max_threads(void);
+
+/* Default thread count for a matrix of `work` stored entries: spmv__max_threads(), but at most one thread per
+ * SPMV_MIN_WORK_PER_THREAD entries (so a tiny matrix does not pay for starting a team), at least 1. */
+#define SPMV_MIN_WORK_PER_THREAD 8192
+int32_t spmv__auto_threads(int64_t work);
+
+/* Balanced partition of n items (rows or chunks) with weights given by the prefix sums ptr (length n+1, ptr[0] may
+ * be nonzero) into nparts parts: part[0]=0, part[nparts]=n, non-decreasing. part: length nparts+1. */
+void spmv__partition(const int64_t *ptr, int32_t n, int32_t nparts, int32_t *part);
+
+/* CRS internals: allocate a struct and its arrays (owns = 1, rowptr zeroed, no partition yet); then, once the
+ * arrays are filled, spmv__crs_finish computes the thread partition (spmv__max_threads parts) and chooses the
+ * kernel. On failure crs_alloc leaves nothing allocated; after a failed crs_finish the caller frees A. */
+spmv_status spmv__crs_alloc(int32_t rows, int32_t cols, int64_t nnz, spmv_crs **A);
+spmv_status spmv__crs_finish(spmv_crs *A);
+#endif

@@ -1,0 +1,863 @@
+/* SELL-C-sigma construction: exact numbers on a hand-computed example, structural invariants (sigma-sort, chunk
+ * lengths, column-major layout, padding columns, permutation), CRS -> SELL -> CRS identity, vector reordering,
+ * spmv_crs_permute, argument errors and out-of-memory behaviour. */
+#include "testutil.h"
+#include "internal.h"
+#include "kernel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------ helpers */
+
+/* sell_ragged.mtx (shared/matrices/mm-edge), 0-based COO, typed in here so the test does not depend on the reader.
+ * Row lengths 1,0,3,1,5,0,2,1,0,4 (nnz 17). */
+static const int32_t rag_r[17] = {2, 2, 9, 9, 4, 4, 9, 7, 4, 6, 4, 2, 0, 9, 4, 3, 6};
+static const int32_t rag_c[17] = {9, 6, 0, 1, 5, 9, 4, 4, 2, 8, 6, 3, 3, 7, 3, 2, 1};
+static const double rag_v[17] = {-1, 1, 2, -3, 1, 1, 3, 1, 1, 1, 2, 1, -1, 2, 3, 1, 1};
+
+static spmv_crs *ragged(void)
+{
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_crs_from_coo(10, 10, 17, rag_r, rag_c, rag_v, 0, &A) == SPMV_OK);
+    return A;
+}
+
+static spmv_sell_opts opts_of(int32_t C, int32_t sigma, int32_t unroll, int permuted)
+{
+    spmv_sell_opts o = spmv_sell_opts_default();
+    o.C = C;
+    o.sigma = sigma;
+    o.unroll = unroll;
+    o.permuted = permuted;
+    return o;
+}
+
+/* Random rows x cols matrix: row lengths from empty to (sometimes) a full row, explicit zeros, values in [-1,1). */
+static spmv_crs *random_crs(int32_t rows, int32_t cols, int maxlen, uint64_t seed)
+{
+    uint64_t s = seed;
+    int64_t cap = (int64_t)rows * (maxlen + 1) + 1;
+    if (rows > 0 && cols > 0) cap += cols; /* the dense row */
+    int32_t *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
+    double *v = malloc((size_t)cap * sizeof *v);
+    int64_t n = 0;
+    if (cols > 0)
+        for (int32_t i = 0; i < rows; i++) {
+            int len = (int)(tu_rand(&s) % (uint64_t)(maxlen + 1));
+            if (tu_rand(&s) % 5 == 0) len = 0; /* empty rows */
+            for (int k = 0; k < len; k++) {
+                ri[n] = i;
+                ci[n] = (int32_t)(tu_rand(&s) % (uint64_t)cols);
+                v[n] = tu_rand(&s) % 11 == 0 ? 0.0 : tu_rand_unit(&s); /* explicit zeros */
+                n++;
+            }
+        }
+    if (rows > 3 && cols > 0) /* one dense row */
+        for (int32_t j = 0; j < cols; j++) {
+            ri[n] = rows / 3;
+            ci[n] = j;
+            v[n] = tu_rand_unit(&s);
+            n++;
+        }
+    spmv_crs *A = NULL;
+    spmv_status st = spmv_crs_from_coo(rows, cols, n, ri, ci, v, 0, &A);
+    free(ri);
+    free(ci);
+    free(v);
+    CU_ASSERT_FATAL(st == SPMV_OK);
+    return A;
+}
+
+/* Read a shared matrix; NULL (and the test goes on) when the reader cannot give it. */
+static spmv_crs *shared_crs(const char *name)
+{
+    if (!tu_have_shared()) return NULL;
+    spmv_crs *A = NULL;
+    spmv_status st = spmv_crs_read_mm(tu_shared(name), &A);
+    if (st != SPMV_OK) {
+        printf("\n  (skipping %s: %s: %s)", name, spmv_strerror(st), spmv_last_error());
+        return NULL;
+    }
+    return A;
+}
+
+static int32_t imin(int64_t a, int64_t b) { return (int32_t)(a < b ? a : b); }
+
+/* Every structural invariant of S built from A with opts; order = incoming order (identity when NULL, else the
+ * RCM permutation). Returns the number of failed checks (also reported through CUnit). */
+static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opts *o, const int32_t *order)
+{
+    int bad = 0;
+#define CHK(cond)                                                                                                  \
+    do {                                                                                                           \
+        if (!(cond)) {                                                                                             \
+            if (bad++ < 3) printf("\n  check failed: %s (C=%d sigma=%d unroll=%d perm=%d)", #cond, o->C, o->sigma, \
+                                  o->unroll, o->permuted);                                                         \
+        }                                                                                                          \
+    } while (0)
+    const int32_t rows = A->rows, C = o->C;
+    CHK(S->rows == A->rows && S->cols == A->cols && S->nnz == A->nnz);
+    CHK(S->C == C && S->unroll == o->unroll && S->permuted == (o->permuted != 0));
+    CHK(S->sigma == (o->sigma < rows ? o->sigma : (rows > 0 ? rows : 1)));
+    CHK(S->nchunks == (int32_t)(((int64_t)rows + C - 1) / C));
+    CHK(S->kernel != NULL);
+    if (bad) return bad;
+
+    /* permutation: bijection, inverse, row lengths */
+    char *seen = calloc((size_t)rows + 1, 1);
+    for (int32_t i = 0; i < rows; i++) {
+        int32_t p = S->perm[i];
+        CHK(p >= 0 && p < rows);
+        if (p < 0 || p >= rows) continue;
+        CHK(!seen[p]);
+        seen[p] = 1;
+        CHK(S->iperm[p] == i);
+        CHK(S->rowlen[i] == (int32_t)(A->rowptr[p + 1] - A->rowptr[p]));
+    }
+    free(seen);
+    if (bad) return bad;
+
+    /* sigma-sort: inside each window of the incoming order, the same rows, descending length, stable */
+    int32_t *pos = malloc(((size_t)rows + 1) * sizeof *pos); /* position of an original row in the incoming order */
+    for (int32_t p = 0; p < rows; p++) pos[order ? order[p] : p] = p;
+    for (int32_t i = 0; i < rows; i++) {
+        int32_t w = i / S->sigma;
+        CHK(pos[S->perm[i]] / S->sigma == w);
+        if (i + 1 < rows && (i + 1) / S->sigma == w) {
+            CHK(S->rowlen[i] >= S->rowlen[i + 1]);
+            if (S->rowlen[i] == S->rowlen[i + 1]) CHK(pos[S->perm[i]] < pos[S->perm[i + 1]]);
+        }
+    }
+    if (S->sigma == 1) /* no sorting: the incoming order itself */
+        for (int32_t i = 0; i < rows; i++) CHK(S->perm[i] == (order ? order[i] : i));
+    free(pos);
+
+    /* chunks: lengths, offsets */
+    CHK(S->chunkptr[0] == 0);
+    for (int32_t k = 0; k < S->nchunks; k++) {
+        int32_t mx = 0;
+        for (int64_t i = (int64_t)k * C; i < imin((int64_t)k * C + C, rows); i++)
+            if (S->rowlen[i] > mx) mx = S->rowlen[i];
+        int32_t want = (mx + o->unroll - 1) / o->unroll * o->unroll;
+        CHK(S->chunklen[k] == want);
+        CHK(S->chunkptr[k + 1] - S->chunkptr[k] == (int64_t)C * S->chunklen[k]);
+    }
+    CHK(S->stored == S->chunkptr[S->nchunks]);
+
+    /* entries: column-major layout, column mapping, padding values and columns */
+    const int32_t *cmap = (S->permuted && A->rows == A->cols) ? S->iperm : NULL;
+    for (int32_t k = 0; k < S->nchunks && bad == 0; k++) {
+        const int64_t base = S->chunkptr[k];
+        const int32_t L = S->chunklen[k];
+        if (L == 0) continue; /* nothing stored (and C may be huge) */
+        int32_t best = 0, bestlen = -1;
+        for (int32_t r = 0; r < C; r++) {
+            int64_t i = (int64_t)k * C + r;
+            int32_t len = i < rows ? S->rowlen[i] : 0;
+            if (len > bestlen) bestlen = len, best = r;
+        }
+        for (int32_t r = 0; r < C; r++) {
+            int64_t i = (int64_t)k * C + r;
+            int32_t len = i < rows ? S->rowlen[i] : 0;
+            int64_t src = i < rows ? A->rowptr[S->perm[i]] : 0;
+            for (int32_t j = 0; j < L; j++) {
+                int64_t q = base + (int64_t)j * C + r;
+                CHK(S->col[q] >= 0 && S->col[q] < S->cols);
+                if (j < len) {
+                    int32_t c = A->col[src + j];
+                    CHK(S->col[q] == (cmap ? cmap[c] : c));
+                    CHK(memcmp(&S->val[q], &A->val[src + j], sizeof(double)) == 0);
+                } else {
+                    CHK(S->val[q] == 0.0 && !signbit(S->val[q]));
+                    if (len > 0)
+                        CHK(S->col[q] == S->col[base + (int64_t)(len - 1) * C + r]); /* the row's last column */
+                    else
+                        CHK(S->col[q] == S->col[base + (int64_t)j * C + best]); /* the longest row's column */
+                }
+            }
+        }
+    }
+
+    /* thread partition over chunks */
+    int32_t want_parts = o->nthreads > 0 ? o->nthreads : spmv__auto_threads(S->stored);
+    CHK(S->nparts == want_parts);
+    CHK(S->part[0] == 0 && S->part[S->nparts] == S->nchunks);
+    for (int32_t t = 0; t < S->nparts; t++) CHK(S->part[t] <= S->part[t + 1]);
+#undef CHK
+    CU_ASSERT(bad == 0);
+    return bad;
+}
+
+/* A and B hold exactly the same CRS arrays (values compared bit for bit). */
+static int same_crs(const spmv_crs *A, const spmv_crs *B)
+{
+    if (A->rows != B->rows || A->cols != B->cols || A->nnz != B->nnz) return 0;
+    if (memcmp(A->rowptr, B->rowptr, ((size_t)A->rows + 1) * sizeof *A->rowptr) != 0) return 0;
+    if (A->nnz > 0 && memcmp(A->col, B->col, (size_t)A->nnz * sizeof *A->col) != 0) return 0;
+    if (A->nnz > 0 && memcmp(A->val, B->val, (size_t)A->nnz * sizeof *A->val) != 0) return 0;
+    return 1;
+}
+
+/* Build, check invariants, convert back, compare. Returns 0 on success. */
+static int build_check_roundtrip(const spmv_crs *A, const spmv_sell_opts *o, const char *what)
+{
+    spmv_sell *S = NULL;
+    spmv_status st = spmv_sell_from_crs(A, o, &S);
+    CU_ASSERT(st == SPMV_OK);
+    if (st != SPMV_OK) {
+        printf("\n  %s: from_crs failed: %s", what, spmv_last_error());
+        return 1;
+    }
+    int bad = check_sell(A, S, o, NULL);
+    spmv_crs *B = NULL;
+    st = spmv_sell_to_crs(S, &B);
+    CU_ASSERT(st == SPMV_OK);
+    if (st == SPMV_OK) {
+        int same = same_crs(A, B);
+        CU_ASSERT(same);
+        if (!same) printf("\n  %s: CRS -> SELL -> CRS differs (C=%d sigma=%d unroll=%d permuted=%d)", what, o->C,
+                          o->sigma, o->unroll, o->permuted);
+        bad += !same;
+        CU_ASSERT(B->kernel != NULL && B->owns == 1 && B->nparts >= 1);
+    }
+    spmv_crs_free(B);
+    spmv_sell_free(S);
+    return bad;
+}
+
+/* ------------------------------------------------------------------------------------------------ tests */
+
+static void test_defaults(void)
+{
+    spmv_sell_opts o = spmv_sell_opts_default();
+    CU_ASSERT(o.C == 32 && o.sigma == 1 && o.unroll == 1 && o.permuted == 0 && o.rcm == 0 && o.nthreads == 0);
+}
+
+/* The hand-computed example. Row lengths of sell_ragged (0-based rows 0..9): 1,0,3,1,5,0,2,1,0,4, nnz = 17.
+ *  C=4 sigma=1:  identity; chunks {rows 0-3: max 3}, {4-7: max 5}, {8-9 + 2 padding lanes: max 4}
+ *                unroll 1: chunklen 3,5,4 -> stored 4*(3+5+4) = 48, beta = 17/48
+ *                unroll 2: chunklen 4,6,4 -> stored 56, beta = 17/56
+ *  C=4 sigma=4:  windows {0-3}: lengths 1,0,3,1 -> rows 2,0,3,1; {4-7}: 5,0,2,1 -> 4,6,7,5; {8-9}: 0,4 -> 9,8
+ *                perm = 2,0,3,1,4,6,7,5,9,8; chunks as above (windows = chunks): stored 48 / 56
+ *  C=2 sigma=10: global stable sort: perm = 4,9,2,6,0,3,7,1,5,8 (lengths 5,4,3,2,1,1,1,0,0,0)
+ *                unroll 1: chunklen 5,3,1,1,0 -> stored 2*10 = 20, beta = 17/20 = 0.85
+ *                unroll 2: chunklen 6,4,2,2,0 -> stored 28, beta = 17/28 */
+static void test_hand_example(void)
+{
+    spmv_crs *A = ragged();
+    static const int32_t len_want[10] = {1, 0, 3, 1, 5, 0, 2, 1, 0, 4};
+    for (int i = 0; i < 10; i++) CU_ASSERT(A->rowptr[i + 1] - A->rowptr[i] == len_want[i]);
+
+    struct {
+        int32_t C, sigma, unroll;
+        int64_t stored;
+        int32_t nchunks;
+        int32_t chunklen[5];
+        int32_t perm[10];
+    } cases[] = {
+        {4, 1, 1, 48, 3, {3, 5, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+        {4, 1, 2, 56, 3, {4, 6, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+        {4, 4, 1, 48, 3, {3, 5, 4}, {2, 0, 3, 1, 4, 6, 7, 5, 9, 8}},
+        {4, 4, 2, 56, 3, {4, 6, 4}, {2, 0, 3, 1, 4, 6, 7, 5, 9, 8}},
+        {2, 10, 1, 20, 5, {5, 3, 1, 1, 0}, {4, 9, 2, 6, 0, 3, 7, 1, 5, 8}},
+        {2, 10, 2, 28, 5, {6, 4, 2, 2, 0}, {4, 9, 2, 6, 0, 3, 7, 1, 5, 8}},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        for (int permuted = 0; permuted <= 1; permuted++) {
+            spmv_sell_opts o = opts_of(cases[t].C, cases[t].sigma, cases[t].unroll, permuted);
+            spmv_sell *S = NULL;
+            CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+            CU_ASSERT(S->stored == cases[t].stored);
+            CU_ASSERT(S->nchunks == cases[t].nchunks);
+            CU_ASSERT(S->sigma == cases[t].sigma);
+            for (int k = 0; k < cases[t].nchunks; k++) CU_ASSERT(S->chunklen[k] == cases[t].chunklen[k]);
+            for (int i = 0; i < 10; i++) CU_ASSERT(S->perm[i] == cases[t].perm[i]);
+            CU_ASSERT(fabs(spmv_sell_beta(S) - 17.0 / (double)cases[t].stored) < 1e-15);
+            CU_ASSERT(fabs(spmv_sell_padding_percent(S) - 100.0 * (double)(cases[t].stored - 17) / 17.0) < 1e-12);
+            check_sell(A, S, &o, NULL);
+            spmv_sell_free(S);
+        }
+    }
+    CU_ASSERT(fabs(17.0 / 48 - 0.3541666666666667) < 1e-15 && fabs(17.0 / 20 - 0.85) < 1e-15);
+
+    /* C=4 sigma=1 unroll=1, exact arrays of chunk 0 (rows 0-3) and chunk 2 (rows 8, 9 and two padding lanes).
+     * chunk 0: row 0 = {3:-1}, row 1 empty, row 2 = {3:1, 6:1, 9:-1} (longest), row 3 = {2:1}; 3 wide.
+     *   j=0: cols 3,3,3,2  j=1: 3,6,6,2  j=2: 3,9,9,2   (row 1 copies row 2, rows 0/3 repeat their last column)
+     * chunk 2 at offset 12+20 = 32: row 8 empty, row 9 = {0:2, 1:-3, 4:3, 7:2}; the empty lanes copy lane 1. */
+    {
+        spmv_sell_opts o = opts_of(4, 1, 1, 0);
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        static const int32_t col0[12] = {3, 3, 3, 2, 3, 6, 6, 2, 3, 9, 9, 2};
+        static const double val0[12] = {-1, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, 0};
+        static const int32_t col2[16] = {0, 0, 0, 0, 1, 1, 1, 1, 4, 4, 4, 4, 7, 7, 7, 7};
+        static const double val2[16] = {0, 2, 0, 0, 0, -3, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0};
+        static const int64_t cp[4] = {0, 12, 32, 48};
+        for (int k = 0; k < 4; k++) CU_ASSERT(S->chunkptr[k] == cp[k]);
+        for (int q = 0; q < 12; q++) CU_ASSERT(S->col[q] == col0[q] && S->val[q] == val0[q]);
+        for (int q = 0; q < 16; q++) CU_ASSERT(S->col[32 + q] == col2[q] && S->val[32 + q] == val2[q]);
+        static const int32_t rowlen[10] = {1, 0, 3, 1, 5, 0, 2, 1, 0, 4};
+        for (int i = 0; i < 10; i++) CU_ASSERT(S->rowlen[i] == rowlen[i] && S->iperm[i] == i);
+        spmv_sell_free(S);
+    }
+    /* C=2 sigma=10 unroll=2 permuted: chunk 0 lane 0 is row 4 = {2,3,5,6,9}; iperm = 4,7,2,5,0,8,3,6,9,1, so the
+     * permuted columns are 2,5,8,3,1 and the padding at j=5 repeats 1. */
+    {
+        spmv_sell_opts o = opts_of(2, 10, 2, 1);
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        static const int32_t iperm[10] = {4, 7, 2, 5, 0, 8, 3, 6, 9, 1};
+        static const int32_t lane0[6] = {2, 5, 8, 3, 1, 1};
+        for (int i = 0; i < 10; i++) CU_ASSERT(S->iperm[i] == iperm[i]);
+        for (int j = 0; j < 6; j++) CU_ASSERT(S->col[2 * j] == lane0[j]);
+        CU_ASSERT(S->val[10] == 0.0);
+        spmv_sell_free(S);
+    }
+    /* the shared file gives the same structure (when the reader is there) */
+    spmv_crs *F = shared_crs("mm-edge/sell_ragged.mtx");
+    if (F) {
+        CU_ASSERT(same_crs(A, F));
+        spmv_crs_free(F);
+    }
+    spmv_crs_free(A);
+}
+
+/* sigma = 1 keeps the order, sigma >= rows sorts globally; nchunks and the stored sigma. */
+static void test_sigma_extremes(void)
+{
+    spmv_crs *A = random_crs(101, 80, 12, 7);
+    for (int32_t C = 1; C <= 16; C *= 2) {
+        spmv_sell_opts o = opts_of(C, 1, 1, 0);
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        for (int32_t i = 0; i < A->rows; i++) CU_ASSERT(S->perm[i] == i);
+        spmv_sell_free(S);
+        int32_t sigmas[] = {101, 102, 1000, INT32_MAX};
+        for (int s = 0; s < 4; s++) {
+            o = opts_of(C, sigmas[s], 1, 0);
+            CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+            CU_ASSERT(S->sigma == 101);
+            for (int32_t i = 0; i + 1 < A->rows; i++) CU_ASSERT(S->rowlen[i] >= S->rowlen[i + 1]);
+            check_sell(A, S, &o, NULL);
+            spmv_sell_free(S);
+        }
+    }
+    /* C far above rows: one chunk */
+    spmv_crs *T = random_crs(5, 7, 3, 99);
+    spmv_sell_opts o = opts_of(1000, 1, 1, 0);
+    spmv_sell *S = NULL;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(T, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nchunks == 1);
+    CU_ASSERT(S->stored == 1000 * (int64_t)S->chunklen[0]);
+    spmv_sell_free(S);
+    build_check_roundtrip(T, &o, "C > rows");
+    spmv_crs_free(T);
+    /* C = INT32_MAX: ceil(rows / C) must not overflow (all rows empty, so nothing is stored) */
+    int64_t rp[6] = {0, 0, 0, 0, 0, 0};
+    int32_t dc[1] = {0};
+    double dv[1] = {0};
+    CU_ASSERT_FATAL(spmv_crs_from_arrays(5, 5, rp, dc, dv, &T) == SPMV_OK);
+    o = opts_of(INT32_MAX, INT32_MAX, INT32_MAX, 0);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(T, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nchunks == 1 && S->stored == 0 && S->chunklen[0] == 0 && S->sigma == 5);
+    spmv_sell_free(S);
+    spmv_crs_free(T);
+    spmv_crs_free(A);
+}
+
+/* CRS -> SELL -> CRS identity and all invariants over many C, sigma, unroll, both vector orders. */
+static void test_roundtrip_generated(void)
+{
+    spmv_crs *mats[12];
+    const char *names[12];
+    int n = 0;
+    CU_ASSERT_FATAL(spmv_gen_laplace2d(7, 5, &mats[n]) == SPMV_OK);
+    names[n++] = "laplace2d 7x5";
+    CU_ASSERT_FATAL(spmv_gen_laplace3d(4, 3, 5, &mats[n]) == SPMV_OK);
+    names[n++] = "laplace3d 4x3x5";
+    CU_ASSERT_FATAL(spmv_gen_hpcg(4, 4, 4, &mats[n]) == SPMV_OK);
+    names[n++] = "hpcg 4x4x4";
+    /* big enough for the parallel first-touch fill (>= 2^15 stored entries) */
+    spmv_crs *H = NULL;
+    CU_ASSERT_FATAL(spmv_gen_hpcg(16, 16, 12, &H) == SPMV_OK);
+    for (int32_t C = 4; C <= 32; C *= 8)
+        for (int permuted = 0; permuted <= 1; permuted++) {
+            spmv_sell_opts o = opts_of(C, 4 * C, 1 + permuted, permuted);
+            o.nthreads = 2;
+            build_check_roundtrip(H, &o, "hpcg 16x16x12");
+        }
+    spmv_crs_free(H);
+    mats[n] = random_crs(0, 0, 3, 1), names[n++] = "0x0";
+    mats[n] = random_crs(0, 5, 3, 2), names[n++] = "0x5";
+    mats[n] = random_crs(5, 0, 3, 3), names[n++] = "5x0";
+    mats[n] = random_crs(1, 1, 1, 4), names[n++] = "1x1";
+    mats[n] = random_crs(37, 53, 9, 5), names[n++] = "random 37x53";
+    mats[n] = random_crs(120, 120, 20, 6), names[n++] = "random 120x120";
+    mats[n] = random_crs(66, 17, 30, 8), names[n++] = "random 66x17 (long rows)";
+    mats[n] = random_crs(3, 200, 50, 9), names[n++] = "random 3x200";
+    mats[n] = random_crs(257, 31, 4, 10), names[n++] = "random 257x31";
+    const int32_t Cs[] = {1, 2, 3, 4, 7, 8, 16, 32, 64};
+    for (int m = 0; m < n; m++) {
+        int bad = 0;
+        int32_t rows = mats[m]->rows;
+        for (size_t c = 0; c < sizeof Cs / sizeof Cs[0]; c++) {
+            int32_t C = Cs[c];
+            int32_t sigmas[] = {1, 2, 3, C, 4 * C, rows > 0 ? rows : 1, rows + 5};
+            for (size_t s = 0; s < sizeof sigmas / sizeof sigmas[0]; s++)
+                for (int32_t unroll = 1; unroll <= 4; unroll *= 2)
+                    for (int permuted = 0; permuted <= 1; permuted++) {
+                        spmv_sell_opts o = opts_of(C, sigmas[s], unroll, permuted);
+                        o.nthreads = (int)(1 + (c + s) % 2);
+                        bad += build_check_roundtrip(mats[m], &o, names[m]);
+                        if (bad > 5) break;
+                    }
+        }
+        if (bad) printf("\n  %s: %d failures", names[m], bad);
+        spmv_crs_free(mats[m]);
+    }
+}
+
+static void test_roundtrip_shared(void)
+{
+    if (!tu_have_shared()) return;
+    const char *files[] = {"mm-edge/sell_ragged.mtx", "mm-edge/one_dense_row.mtx", "mm-edge/explicit_zeros.mtx",
+                           "mm-edge/zero_rows.mtx", "mm-edge/nan_inf.mtx", "mm-edge/row_vector.mtx",
+                           "mm-edge/skew_coord.mtx", "mm-edge/pattern_general.mtx", "karate.mtx", "lp_afiro.mtx",
+                           "ash219.mtx", "west0067_jumbled.mtx", "494_bus.mtx", "a04.mtx", "empty.mtx",
+                           "LFAT5_hypersparse.mtx", "lp_e226.mtx", "mbeacxc.mtx", "bcsstk13.mtx",
+                           "Groebner_id2003_aug.mtx"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        spmv_crs *A = shared_crs(files[f]);
+        if (!A) continue;
+        int big = A->nnz > 20000;
+        const int32_t Cs[] = {1, 3, 4, 8, 32, 64};
+        int bad = 0;
+        for (size_t c = 0; c < sizeof Cs / sizeof Cs[0]; c++) {
+            if (big && c % 2) continue;
+            int32_t C = Cs[c];
+            int32_t sigmas[] = {1, C, 4 * C, A->rows > 0 ? A->rows : 1};
+            for (size_t s = 0; s < 4; s++)
+                for (int permuted = 0; permuted <= 1; permuted++) {
+                    spmv_sell_opts o = opts_of(C, sigmas[s], 1 + (int)((s + c) % 2), permuted);
+                    bad += build_check_roundtrip(A, &o, files[f]);
+                }
+        }
+        if (bad) printf("\n  %s: %d failures", files[f], bad);
+        spmv_crs_free(A);
+    }
+}
+
+/* permuted = 1 on a square matrix stores A' = P A P^T: compare with spmv_crs_permute entry by entry. */
+static void test_permuted_is_PAPt(void)
+{
+    spmv_crs *A = random_crs(45, 45, 8, 21);
+    const int32_t n = A->rows;
+    double *D1 = malloc((size_t)n * n * sizeof *D1), *D2 = malloc((size_t)n * n * sizeof *D2);
+    for (int32_t sigma = 1; sigma <= 64; sigma *= 4) {
+        spmv_sell_opts o = opts_of(4, sigma, 1, 1);
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        spmv_crs *B = NULL;
+        CU_ASSERT_FATAL(spmv_crs_permute(A, S->perm, &B) == SPMV_OK);
+        memset(D1, 0, (size_t)n * n * sizeof *D1);
+        memset(D2, 0, (size_t)n * n * sizeof *D2);
+        for (int32_t i = 0; i < n; i++) {
+            int32_t k = i / S->C, r = i % S->C;
+            for (int32_t j = 0; j < S->rowlen[i]; j++) {
+                int64_t q = S->chunkptr[k] + (int64_t)j * S->C + r;
+                D1[(size_t)i * n + S->col[q]] += S->val[q];
+            }
+            for (int64_t q = B->rowptr[i]; q < B->rowptr[i + 1]; q++) D2[(size_t)i * n + B->col[q]] += B->val[q];
+        }
+        CU_ASSERT(memcmp(D1, D2, (size_t)n * n * sizeof *D1) == 0);
+        spmv_crs_free(B);
+        spmv_sell_free(S);
+    }
+    free(D1);
+    free(D2);
+    /* rectangular + permuted: columns stay in the original numbering */
+    spmv_crs *R = random_crs(30, 11, 6, 22);
+    spmv_sell_opts o = opts_of(4, 30, 1, 1);
+    spmv_sell *S = NULL;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(R, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->permuted == 1);
+    check_sell(R, S, &o, NULL);
+    spmv_sell_free(S);
+    spmv_crs_free(R);
+    spmv_crs_free(A);
+}
+
+/* RCM then sigma-sort: perm composes the RCM order with the sort inside windows of that order. */
+static void test_rcm(void)
+{
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_gen_laplace2d(9, 7, &A) == SPMV_OK);
+    int32_t *p = malloc((size_t)A->rows * sizeof *p), *ip = malloc((size_t)A->rows * sizeof *ip);
+    spmv_status st = spmv_rcm(A, p, ip);
+    spmv_sell_opts o = opts_of(4, 1, 1, 1);
+    o.rcm = 1;
+    spmv_sell *S = NULL;
+    if (st == SPMV_ERR_UNSUPPORTED) {
+        CU_ASSERT(spmv_sell_from_crs(A, &o, &S) == SPMV_ERR_UNSUPPORTED);
+        CU_ASSERT(S == NULL);
+    } else {
+        CU_ASSERT_FATAL(st == SPMV_OK);
+        int32_t sigmas[] = {1, 4, 16, 1000};
+        for (int s = 0; s < 4; s++)
+            for (int permuted = 0; permuted <= 1; permuted++) {
+                o = opts_of(4, sigmas[s], 1, permuted);
+                o.rcm = 1;
+                CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+                check_sell(A, S, &o, p);
+                if (sigmas[s] == 1)
+                    for (int32_t i = 0; i < A->rows; i++) CU_ASSERT(S->perm[i] == p[i]);
+                spmv_crs *B = NULL;
+                CU_ASSERT(spmv_sell_to_crs(S, &B) == SPMV_OK);
+                CU_ASSERT(B && same_crs(A, B));
+                spmv_crs_free(B);
+                spmv_sell_free(S);
+                S = NULL;
+            }
+    }
+    /* rcm on a rectangular matrix is an argument error */
+    spmv_crs *R = random_crs(6, 9, 3, 5);
+    o = opts_of(4, 1, 1, 0);
+    o.rcm = 1;
+    S = (spmv_sell *)1;
+    CU_ASSERT(spmv_sell_from_crs(R, &o, &S) == SPMV_ERR_ARG);
+    CU_ASSERT(S == NULL);
+    CU_ASSERT(strstr(spmv_last_error(), "rcm") != NULL);
+    spmv_crs_free(R);
+    free(p);
+    free(ip);
+    spmv_crs_free(A);
+}
+
+static void test_permute_vec(void)
+{
+    spmv_crs *A = random_crs(77, 77, 6, 31);
+    spmv_sell_opts o = opts_of(8, 77, 1, 1);
+    spmv_sell *S = NULL;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    double in[77], mid[77], out[77];
+    uint64_t s = 5;
+    for (int i = 0; i < 77; i++) in[i] = tu_rand_unit(&s);
+    CU_ASSERT(spmv_sell_permute_vec(S, in, mid) == SPMV_OK);
+    for (int i = 0; i < 77; i++) CU_ASSERT(mid[i] == in[S->perm[i]]);
+    CU_ASSERT(spmv_sell_unpermute_vec(S, mid, out) == SPMV_OK);
+    CU_ASSERT(memcmp(in, out, sizeof in) == 0);
+    for (int i = 0; i < 77; i++) CU_ASSERT(mid[S->iperm[i]] == in[i]);
+    /* errors */
+    CU_ASSERT(spmv_sell_permute_vec(NULL, in, out) == SPMV_ERR_ARG);
+    CU_ASSERT(spmv_sell_permute_vec(S, NULL, out) == SPMV_ERR_ARG);
+    CU_ASSERT(spmv_sell_unpermute_vec(S, in, NULL) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "out") != NULL);
+    CU_ASSERT(spmv_sell_permute_vec(S, in, in) == SPMV_ERR_ARG);
+    CU_ASSERT(spmv_sell_unpermute_vec(S, in, in + 3) == SPMV_ERR_ARG);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+    /* zero rows: nothing to do, NULL vectors fine */
+    spmv_crs *Z = random_crs(0, 4, 2, 1);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(Z, &o, &S) == SPMV_OK);
+    CU_ASSERT(spmv_sell_permute_vec(S, NULL, NULL) == SPMV_OK);
+    CU_ASSERT(spmv_sell_unpermute_vec(S, NULL, NULL) == SPMV_OK);
+    spmv_sell_free(S);
+    spmv_crs_free(Z);
+}
+
+static void test_set_threads_and_stats(void)
+{
+    spmv_crs *A = random_crs(500, 300, 15, 41);
+    spmv_sell_opts o = opts_of(8, 32, 1, 0);
+    o.nthreads = 3;
+    spmv_sell *S = NULL;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nparts == 3);
+    for (int nt = 1; nt <= 9; nt++) {
+        CU_ASSERT_FATAL(spmv_sell_set_threads(S, nt) == SPMV_OK);
+        CU_ASSERT(S->nparts == nt && S->part[0] == 0 && S->part[nt] == S->nchunks);
+        int64_t maxpart = 0, maxchunk = 0;
+        for (int t = 0; t < nt; t++) {
+            CU_ASSERT(S->part[t] <= S->part[t + 1]);
+            int64_t w = S->chunkptr[S->part[t + 1]] - S->chunkptr[S->part[t]];
+            if (w > maxpart) maxpart = w;
+        }
+        for (int32_t k = 0; k < S->nchunks; k++)
+            if (S->chunkptr[k + 1] - S->chunkptr[k] > maxchunk) maxchunk = S->chunkptr[k + 1] - S->chunkptr[k];
+        /* balanced by stored entries: no part exceeds its share by more than a chunk */
+        CU_ASSERT(maxpart <= S->stored / nt + maxchunk);
+    }
+    CU_ASSERT(spmv_sell_set_threads(S, 0) == SPMV_OK);
+    CU_ASSERT(S->nparts == spmv__auto_threads(S->stored));
+    CU_ASSERT(spmv_sell_set_threads(S, -1) == SPMV_ERR_ARG);
+    CU_ASSERT(S->nparts == spmv__auto_threads(S->stored)); /* unchanged on error */
+    CU_ASSERT(spmv_sell_set_threads(NULL, 1) == SPMV_ERR_ARG);
+    CU_ASSERT(fabs(spmv_sell_beta(S) - (double)S->nnz / (double)S->stored) < 1e-15);
+    CU_ASSERT(fabs(spmv_sell_padding_percent(S) - 100.0 * (double)(S->stored - S->nnz) / (double)S->nnz) < 1e-12);
+    CU_ASSERT(spmv_sell_beta(S) > 0 && spmv_sell_beta(S) <= 1);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+    /* empty matrix: beta 1, padding 0 */
+    spmv_crs *E = random_crs(0, 0, 1, 1);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(E, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->stored == 0 && S->nchunks == 0 && spmv_sell_beta(S) == 1.0 && spmv_sell_padding_percent(S) == 0.0);
+    spmv_sell_free(S);
+    spmv_crs_free(E);
+    /* all rows empty, rows > 0: nothing stored */
+    spmv_crs *Z = NULL;
+    int64_t rp[6] = {0, 0, 0, 0, 0, 0};
+    int32_t dummy_c[1] = {0};
+    double dummy_v[1] = {0};
+    CU_ASSERT_FATAL(spmv_crs_from_arrays(5, 5, rp, dummy_c, dummy_v, &Z) == SPMV_OK);
+    o = opts_of(2, 5, 2, 1);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(Z, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->stored == 0 && S->nchunks == 3 && spmv_sell_beta(S) == 1.0 && spmv_sell_padding_percent(S) == 0.0);
+    build_check_roundtrip(Z, &o, "5x5 empty");
+    spmv_sell_free(S);
+    spmv_crs_free(Z);
+}
+
+static void test_crs_permute(void)
+{
+    spmv_crs *A = random_crs(50, 50, 10, 51); /* row 16 is dense: 50 entries, the long-row sort path */
+    const int32_t n = 50;
+    int32_t perm[50];
+    uint64_t s = 77;
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(tu_rand(&s) % (uint64_t)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    spmv_crs *B = NULL;
+    CU_ASSERT_FATAL(spmv_crs_permute(A, perm, &B) == SPMV_OK);
+    CU_ASSERT(B->rows == n && B->cols == n && B->nnz == A->nnz && B->owns == 1 && B->kernel != NULL);
+    /* B[i][j] = A[perm[i]][perm[j]] exactly, columns strictly increasing */
+    double *DA = calloc((size_t)n * n, sizeof *DA), *DB = calloc((size_t)n * n, sizeof *DB);
+    char *hasA = calloc((size_t)n * n, 1), *hasB = calloc((size_t)n * n, 1);
+    for (int32_t i = 0; i < n; i++) {
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            DA[i * n + A->col[k]] = A->val[k], hasA[i * n + A->col[k]] = 1;
+        for (int64_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++) {
+            DB[i * n + B->col[k]] = B->val[k], hasB[i * n + B->col[k]] = 1;
+            if (k > B->rowptr[i]) CU_ASSERT(B->col[k] > B->col[k - 1]);
+        }
+    }
+    int bad = 0;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < n; j++) {
+            size_t a = (size_t)perm[i] * n + perm[j], b = (size_t)i * n + j;
+            if (hasA[a] != hasB[b] || memcmp(&DA[a], &DB[b], sizeof(double)) != 0) bad++;
+        }
+    CU_ASSERT(bad == 0);
+    /* permuting back with the inverse gives A exactly */
+    int32_t inv[50];
+    for (int i = 0; i < n; i++) inv[perm[i]] = i;
+    spmv_crs *C = NULL;
+    CU_ASSERT_FATAL(spmv_crs_permute(B, inv, &C) == SPMV_OK);
+    CU_ASSERT(same_crs(A, C));
+    spmv_crs_free(C);
+    /* identity */
+    int32_t id[50];
+    for (int i = 0; i < n; i++) id[i] = i;
+    CU_ASSERT_FATAL(spmv_crs_permute(A, id, &C) == SPMV_OK);
+    CU_ASSERT(same_crs(A, C));
+    spmv_crs_free(C);
+
+    /* errors: the message names the first bad entry */
+    int32_t badp[50];
+    memcpy(badp, perm, sizeof badp);
+    badp[7] = 50;
+    C = (spmv_crs *)1;
+    CU_ASSERT(spmv_crs_permute(A, badp, &C) == SPMV_ERR_ARG);
+    CU_ASSERT(C == NULL);
+    CU_ASSERT(strstr(spmv_last_error(), "perm[7] = 50") != NULL);
+    badp[7] = -1;
+    CU_ASSERT(spmv_crs_permute(A, badp, &C) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "perm[7] = -1") != NULL);
+    memcpy(badp, id, sizeof badp);
+    badp[9] = 4; /* repeats perm[4] */
+    CU_ASSERT(spmv_crs_permute(A, badp, &C) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "perm[9] = 4 repeats perm[4]") != NULL);
+    CU_ASSERT(spmv_crs_permute(NULL, id, &C) == SPMV_ERR_ARG);
+    CU_ASSERT(spmv_crs_permute(A, NULL, &C) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "perm") != NULL);
+    CU_ASSERT(spmv_crs_permute(A, id, NULL) == SPMV_ERR_ARG);
+    spmv_crs *R = random_crs(4, 5, 2, 3);
+    CU_ASSERT(spmv_crs_permute(R, id, &C) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "4 x 5") != NULL);
+    spmv_crs_free(R);
+    /* 0 x 0 */
+    spmv_crs *E = random_crs(0, 0, 1, 1);
+    CU_ASSERT(spmv_crs_permute(E, NULL, &C) == SPMV_OK);
+    CU_ASSERT(C && C->rows == 0 && C->nnz == 0);
+    spmv_crs_free(C);
+    spmv_crs_free(E);
+
+    free(DA);
+    free(DB);
+    free(hasA);
+    free(hasB);
+    spmv_crs_free(B);
+    spmv_crs_free(A);
+}
+
+static void test_arg_errors(void)
+{
+    spmv_crs *A = ragged();
+    spmv_sell *S = (spmv_sell *)1;
+    spmv_sell_opts o = spmv_sell_opts_default();
+    CU_ASSERT(spmv_sell_from_crs(NULL, &o, &S) == SPMV_ERR_ARG);
+    CU_ASSERT(S == NULL);
+    CU_ASSERT(strstr(spmv_last_error(), "A") != NULL);
+    S = (spmv_sell *)1;
+    CU_ASSERT(spmv_sell_from_crs(A, NULL, &S) == SPMV_ERR_ARG);
+    CU_ASSERT(S == NULL);
+    CU_ASSERT(strstr(spmv_last_error(), "opts") != NULL);
+    CU_ASSERT(spmv_sell_from_crs(A, &o, NULL) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "S") != NULL);
+    struct {
+        int32_t C, sigma, unroll;
+        int nthreads;
+        const char *name;
+    } bad[] = {{0, 1, 1, 0, "opts->C"},        {-3, 1, 1, 0, "opts->C"},       {4, 0, 1, 0, "opts->sigma"},
+               {4, -1, 1, 0, "opts->sigma"},   {4, 1, 0, 0, "opts->unroll"},   {4, 1, -2, 0, "opts->unroll"},
+               {4, 1, 1, -1, "opts->nthreads"}};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        o = opts_of(bad[b].C, bad[b].sigma, bad[b].unroll, 0);
+        o.nthreads = bad[b].nthreads;
+        S = (spmv_sell *)1;
+        CU_ASSERT(spmv_sell_from_crs(A, &o, &S) == SPMV_ERR_ARG);
+        CU_ASSERT(S == NULL);
+        CU_ASSERT(strstr(spmv_last_error(), bad[b].name) != NULL);
+    }
+    spmv_crs *B = (spmv_crs *)1;
+    CU_ASSERT(spmv_sell_to_crs(NULL, &B) == SPMV_ERR_ARG);
+    CU_ASSERT(B == NULL);
+    o = spmv_sell_opts_default();
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(spmv_sell_to_crs(S, NULL) == SPMV_ERR_ARG);
+    spmv_sell_free(S);
+    spmv_sell_free(NULL); /* accepted */
+    CU_ASSERT(spmv_sell_beta(NULL) == 1.0 && spmv_sell_padding_percent(NULL) == 0.0);
+    spmv_crs_free(A);
+}
+
+/* Allocation N fails for N = 0, 1, 2, ...: NOMEM with *S NULL until the build succeeds (no leak: valgrind). */
+static void oom_sell(const spmv_crs *A, const spmv_sell_opts *o)
+{
+    long n;
+    for (n = 0; n < 200; n++) {
+        spmv_sell *S = (spmv_sell *)1;
+        spmv__alloc_fail_after(n);
+        spmv_status st = spmv_sell_from_crs(A, o, &S);
+        spmv__alloc_fail_after(-1);
+        if (st == SPMV_OK) {
+            CU_ASSERT(S != NULL);
+            if (S) check_sell(A, S, o, NULL);
+            /* to_crs under failure injection too */
+            long m;
+            for (m = 0; m < 50; m++) {
+                spmv_crs *B = (spmv_crs *)1;
+                spmv__alloc_fail_after(m);
+                spmv_status st2 = spmv_sell_to_crs(S, &B);
+                spmv__alloc_fail_after(-1);
+                if (st2 == SPMV_OK) {
+                    CU_ASSERT(same_crs(A, B));
+                    spmv_crs_free(B);
+                    break;
+                }
+                CU_ASSERT(st2 == SPMV_ERR_NOMEM);
+                CU_ASSERT(B == NULL);
+            }
+            CU_ASSERT(m < 50);
+            /* set_threads: NOMEM leaves the old partition */
+            int32_t old = S->nparts;
+            spmv__alloc_fail_after(0);
+            CU_ASSERT(spmv_sell_set_threads(S, 5) == SPMV_ERR_NOMEM);
+            spmv__alloc_fail_after(-1);
+            CU_ASSERT(S->nparts == old && S->part != NULL);
+            spmv_sell_free(S);
+            break;
+        }
+        CU_ASSERT(st == SPMV_ERR_NOMEM);
+        CU_ASSERT(S == NULL);
+        if (st != SPMV_ERR_NOMEM) {
+            printf("\n  allocation %ld failing gave %s (%s)", n, spmv_strerror(st), spmv_last_error());
+            break;
+        }
+    }
+    CU_ASSERT(n > 0 && n < 200);
+}
+
+static void test_out_of_memory(void)
+{
+    spmv_crs *A = random_crs(90, 90, 7, 61);
+    spmv_sell_opts o = opts_of(4, 16, 2, 0);
+    oom_sell(A, &o);
+    o = opts_of(8, 1000, 1, 1);
+    o.nthreads = 2;
+    oom_sell(A, &o);
+    int32_t p[90], ip[90];
+    if (spmv_rcm(A, p, ip) == SPMV_OK) {
+        /* rcm path (CXSparse's own allocations are not counted, its failures are not injected) */
+        o.rcm = 1;
+        long n;
+        for (n = 0; n < 200; n++) {
+            spmv_sell *S = (spmv_sell *)1;
+            spmv__alloc_fail_after(n);
+            spmv_status st = spmv_sell_from_crs(A, &o, &S);
+            spmv__alloc_fail_after(-1);
+            if (st == SPMV_OK) {
+                check_sell(A, S, &o, p);
+                spmv_sell_free(S);
+                break;
+            }
+            CU_ASSERT(st == SPMV_ERR_NOMEM && S == NULL);
+        }
+        CU_ASSERT(n < 200);
+    }
+    spmv_crs *E = random_crs(0, 3, 1, 1);
+    o = opts_of(4, 1, 1, 0);
+    oom_sell(E, &o);
+    spmv_crs_free(E);
+
+    /* spmv_crs_permute */
+    int32_t perm[90];
+    for (int i = 0; i < 90; i++) perm[i] = 89 - i;
+    long n;
+    for (n = 0; n < 50; n++) {
+        spmv_crs *B = (spmv_crs *)1;
+        spmv__alloc_fail_after(n);
+        spmv_status st = spmv_crs_permute(A, perm, &B);
+        spmv__alloc_fail_after(-1);
+        if (st == SPMV_OK) {
+            spmv_crs_free(B);
+            break;
+        }
+        CU_ASSERT(st == SPMV_ERR_NOMEM && B == NULL);
+    }
+    CU_ASSERT(n > 0 && n < 50);
+    spmv_crs_free(A);
+}
+
+int main(void)
+{
+    tu_suite("sell", (tu_case[]){{"defaults", test_defaults},
+                                 {"hand-computed example (sell_ragged)", test_hand_example},
+                                 {"sigma = 1 and sigma >= rows, C > rows", test_sigma_extremes},
+                                 {"CRS -> SELL -> CRS, generated", test_roundtrip_generated},
+                                 {"CRS -> SELL -> CRS, shared matrices", test_roundtrip_shared},
+                                 {"permuted = P A P^T", test_permuted_is_PAPt},
+                                 {"RCM + sigma", test_rcm},
+                                 {"permute/unpermute vectors", test_permute_vec},
+                                 {"set_threads, beta, padding", test_set_threads_and_stats},
+                                 {"argument errors", test_arg_errors},
+                                 {"out of memory", test_out_of_memory},
+                                 {NULL, NULL}});
+    tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
+    return tu_run();
+}

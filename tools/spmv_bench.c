@@ -1,0 +1,229 @@
+/* spmv-bench: time y = A*x for one matrix and one format, checked against a reference loop first. */
+#include "toolutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const char *prog = "spmv-bench";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: spmv-bench FILE.mtx | --hpcg NX[,NY,NZ] [options]\n"
+            "  -f crs|sell     format (default sell)\n"
+            "  -C C            SELL chunk height (default 32)\n"
+            "  -s SIGMA        SELL sorting window (default 1; 'rows' or 0: global sort)\n"
+            "  -u U            round chunk lengths up to a multiple of U (default 1)\n"
+            "  -t THREADS      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+            "  --permuted      x and y in SELL's permuted order (no scatter through the permutation)\n"
+            "  --time S        target seconds per timed run (default 0.2; 5 runs, median reported)\n"
+            "  --runs N        timed runs (default 5)\n"
+            "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies.\n");
+}
+
+typedef struct {
+    const spmv_crs *A;
+    const spmv_sell *S;
+} matrix;
+
+static spmv_status mv(const matrix *m, const double *x, double *y)
+{
+    return m->S ? spmv_sell_mv(m->S, 1.0, x, 0.0, y) : spmv_crs_mv(m->A, 1.0, x, 0.0, y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    const char *spec = NULL, *format = "sell";
+    long C = 32, sigma = 1, unroll = 1, threads = 0, runs = 5;
+    double target = 0.2;
+    int permuted = 0;
+    char hpcgbuf[160];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--hpcg") && v) {
+            snprintf(hpcgbuf, sizeof hpcgbuf, "hpcg:%s", v);
+            spec = hpcgbuf;
+            i++;
+        } else if (!strcmp(a, "-f") && v) {
+            format = v;
+            i++;
+            if (strcmp(format, "crs") && strcmp(format, "sell")) {
+                fprintf(stderr, "%s: -f: unknown format '%s' (crs or sell)\n", prog, format);
+                return 2;
+            }
+        } else if (!strcmp(a, "-C") && v) {
+            if (!tool_parse_int(prog, "-C", v, 1, 1 << 16, &C)) return 2;
+            i++;
+        } else if (!strcmp(a, "-s") && v) {
+            if (!strcmp(v, "rows")) sigma = 0;
+            else if (!tool_parse_int(prog, "-s", v, 0, INT32_MAX, &sigma)) return 2;
+            i++;
+        } else if (!strcmp(a, "-u") && v) {
+            if (!tool_parse_int(prog, "-u", v, 1, 1 << 16, &unroll)) return 2;
+            i++;
+        } else if (!strcmp(a, "-t") && v) {
+            if (!tool_parse_int(prog, "-t", v, 1, 4096, &threads)) return 2;
+            i++;
+        } else if (!strcmp(a, "--runs") && v) {
+            if (!tool_parse_int(prog, "--runs", v, 1, 1000, &runs)) return 2;
+            i++;
+        } else if (!strcmp(a, "--time") && v) {
+            char *end;
+            target = strtod(v, &end);
+            if (*end || !(target > 0 && target <= 600)) {
+                fprintf(stderr, "%s: --time: '%s' is not a number of seconds in (0, 600]\n", prog, v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--permuted")) {
+            permuted = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
+            usage(stderr);
+            return 2;
+        } else if (!spec) {
+            spec = a;
+        } else {
+            fprintf(stderr, "%s: more than one matrix given ('%s' and '%s')\n", prog, spec, a);
+            return 2;
+        }
+    }
+    if (!spec) {
+        usage(stderr);
+        return 2;
+    }
+#ifdef _OPENMP
+    if (threads) omp_set_num_threads((int)threads);
+    threads = omp_get_max_threads();
+#else
+    threads = 1;
+#endif
+
+    spmv_crs *A = NULL;
+    spmv_sell *S = NULL;
+    double *x = NULL, *y = NULL;
+    const char *name;
+    int rc = 1;
+    spmv_status st = tool_load(prog, spec, &A, &name);
+    if (st) return 1;
+    matrix m = {A, NULL};
+    double tconv = 0;
+    if (!strcmp(format, "sell")) {
+        spmv_sell_opts o = spmv_sell_opts_default();
+        o.C = (int32_t)C;
+        o.sigma = sigma == 0 ? (A->rows > 0 ? A->rows : 1) : (int32_t)sigma;
+        o.unroll = (int32_t)unroll;
+        o.permuted = permuted;
+        double t0 = tool_now();
+        st = spmv_sell_from_crs(A, &o, &S);
+        tconv = tool_now() - t0;
+        if (st) {
+            tool_error(prog, st);
+            goto done;
+        }
+        m.S = S;
+    }
+    if ((st = spmv_vec_alloc(A->cols, &x)) || (st = spmv_vec_alloc(A->rows, &y))) {
+        tool_error(prog, st);
+        goto done;
+    }
+    for (int32_t j = 0; j < A->cols; j++) x[j] = 1.0 + (j % 7) / 7.0;
+
+    /* correctness first: the result must match an independent reference loop */
+    double *xo = x, *yo = y, *tmp = NULL;
+    if (S && permuted) {
+        /* compare in the original order: y = P^T (A' (P x)) */
+        if ((st = spmv_vec_alloc(A->rows > A->cols ? A->rows : A->cols, &tmp))) {
+            tool_error(prog, st);
+            goto done;
+        }
+        if (A->rows == A->cols) spmv_sell_permute_vec(S, x, tmp);
+        st = spmv_sell_mv(S, 1.0, A->rows == A->cols ? tmp : x, 0.0, y);
+        spmv_sell_unpermute_vec(S, y, tmp);
+        yo = tmp;
+    } else
+        st = mv(&m, x, y);
+    if (st) {
+        tool_error(prog, st);
+        spmv_vec_free(tmp);
+        goto done;
+    }
+    double err = tool_check(A, xo, yo);
+    spmv_vec_free(tmp);
+    if (!(err <= 1e-12)) {
+        fprintf(stderr, "%s: result check FAILED: max |y - y_ref| / (|A||x|) = %.3g > 1e-12\n", prog, err);
+        goto done;
+    }
+
+    /* calibrate repetitions to the target time, then take the median of the runs */
+    long reps = 1;
+    for (;;) {
+        double t0 = tool_now();
+        for (long r = 0; r < reps; r++) mv(&m, x, y);
+        double t = tool_now() - t0;
+        if (t >= target || reps >= (1L << 30)) {
+            reps = t > 0 ? (long)ceil(reps * target / t) : reps;
+            break;
+        }
+        reps *= t < target / 16 ? 8 : 2;
+    }
+    double *times = calloc((size_t)runs, sizeof *times);
+    if (!times) goto done;
+    for (long k = 0; k < runs; k++) {
+        double t0 = tool_now();
+        for (long r = 0; r < reps; r++) mv(&m, x, y);
+        times[k] = (tool_now() - t0) / reps;
+    }
+    qsort(times, (size_t)runs, sizeof *times, cmp_double);
+    double tmed = times[runs / 2], tmin = times[0], tmax = times[runs - 1];
+    free(times);
+
+    spmv_crs_stats cs;
+    spmv_crs_get_stats(A, &cs);
+    spmv_traffic tr;
+    int64_t stored = S ? S->stored : A->nnz, nchunks = S ? S->nchunks : 0;
+    if (S) spmv_sell_traffic(S, &tr);
+    else spmv_crs_traffic(A, &tr);
+    double alpha_x = A->nnz > 0 ? (double)A->cols / A->nnz : 0; /* x read once: alpha = 1/N_nzr */
+    double bytes = spmv_traffic_bytes(&tr, stored, A->nnz, A->rows, nchunks, alpha_x);
+    double gflops = tmed > 0 ? 2.0 * A->nnz / tmed * 1e-9 : 0;
+
+    printf("matrix   %s: %d rows, %d cols, %lld nnz, N_nzr %.2f (min %d, max %d)\n", name, A->rows, A->cols,
+           (long long)A->nnz, cs.nzr_mean, cs.nzr_min, cs.nzr_max);
+    if (S)
+        printf("format   SELL-%d-%d%s: stored %lld, beta %.4f, padding %.2f %%, conversion %.3f s\n", S->C, S->sigma,
+               S->permuted ? " (permuted order)" : "", (long long)S->stored, spmv_sell_beta(S),
+               spmv_sell_padding_percent(S), tconv);
+    else
+        printf("format   CRS\n");
+    printf("kernel   %s, %ld thread%s\n", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A), threads,
+           threads == 1 ? "" : "s");
+    printf("check    max |y - y_ref| / (|A||x|) = %.2g (limit 1e-12): ok\n", err);
+    printf("time     %ld runs x %ld reps: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, reps, tmed * 1e3,
+           tmin * 1e3, tmax * 1e3);
+    printf("traffic  %.4g MB per SpMV (%g B/entry, %g B/row, %g B/chunk, x read once: alpha = 1/N_nzr)\n",
+           bytes * 1e-6, tr.bytes_per_entry, tr.bytes_per_row, tr.bytes_per_chunk);
+    printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
+    rc = 0;
+done:
+    spmv_vec_free(x);
+    spmv_vec_free(y);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+    return rc;
+}

@@ -1,0 +1,84 @@
+#include "toolutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int tool_parse_int(const char *prog, const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "%s: %s: '%s' is not an integer in %ld..%ld\n", prog, opt, s ? s : "", lo, hi);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+void tool_error(const char *prog, spmv_status st)
+{
+    fprintf(stderr, "%s: %s (%s)\n", prog, spmv_last_error(), spmv_strerror(st));
+}
+
+spmv_status tool_load(const char *prog, const char *spec, spmv_crs **A, const char **name)
+{
+    static char label[256];
+    spmv_status st;
+    if (strncmp(spec, "hpcg:", 5) == 0) {
+        long n[3];
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", spec + 5);
+        char *tok = strtok(buf, ",x");
+        int k = 0;
+        for (; tok && k < 3; k++, tok = strtok(NULL, ",x"))
+            if (!tool_parse_int(prog, "--hpcg", tok, 1, 1 << 20, &n[k])) return SPMV_ERR_ARG;
+        if (k == 1) n[1] = n[2] = n[0];
+        else if (k != 3 || tok) {
+            fprintf(stderr, "%s: --hpcg: give NX or NX,NY,NZ (got '%s')\n", prog, spec + 5);
+            return SPMV_ERR_ARG;
+        }
+        snprintf(label, sizeof label, "HPCG %ldx%ldx%ld", n[0], n[1], n[2]);
+        st = spmv_gen_hpcg((int32_t)n[0], (int32_t)n[1], (int32_t)n[2], A);
+    } else {
+        const char *base = strrchr(spec, '/');
+        snprintf(label, sizeof label, "%s", base ? base + 1 : spec);
+        st = spmv_crs_read_mm(spec, A);
+    }
+    if (st) tool_error(prog, st);
+    if (name) *name = label;
+    return st;
+}
+
+double tool_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+double tool_check(const spmv_crs *A, const double *x, const double *y)
+{
+    double worst = 0;
+    for (int32_t i = 0; i < A->rows; i++) {
+        double s = 0, a = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            s += A->val[k] * x[A->col[k]];
+            a += fabs(A->val[k] * x[A->col[k]]);
+        }
+        if (!isfinite(s) || !isfinite(y[i])) {
+            if (!(isnan(s) && isnan(y[i])) && s != y[i]) return INFINITY;
+            continue;
+        }
+        double e = fabs(y[i] - s);
+        if (e > 0) {
+            double rel = a > 0 ? e / a : INFINITY;
+            if (rel > worst) worst = rel;
+        }
+    }
+    return worst;
+}
