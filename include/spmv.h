@@ -429,9 +429,9 @@ SPMV_API const char *spmv_bw_kind_name(spmv_bw_kind k);
 /* Right-hand-side traffic factor alpha (Kreutzer et al. 2014): the x traffic of one multiply is 8*alpha bytes per
  * nonzero. Here alpha counts whole cache lines: alpha = (missed lines * line length) / (8 * nnz), so x read once
  * gives alpha_min = cols/nnz (= 1/N_nzr for a square matrix) and every access a miss gives alpha_max = line/8
- * (8 for 64-byte lines, 32 for the A64FX's 256-byte lines). The literature's "alpha = 1" (e.g. the paper's
- * Sect. IV bound) counts only the 8 bytes used per access, not the line: that is alpha = 1 in this unit too, but
- * a simulated random access costs line/8. */
+ * (8 for 64-byte lines, 32 for the A64FX's 256-byte lines). The literature's pessimistic "alpha = 1" counts only
+ * the 8 bytes an access uses (one word per nonzero); the values here (simulated and bounds) count whole lines,
+ * which is what memory moves, so a random access costs line/8, not 1. Both units agree on alpha_min. */
 typedef struct spmv_alpha {
     double alpha;      /* simulated */
     double alpha_min;  /* cols / nnz: x read once (0 when nnz = 0) */

@@ -23,6 +23,9 @@ static void usage(FILE *f)
             "  --permuted      x and y in SELL's permuted order (no scatter through the permutation)\n"
             "  --time S        target seconds per timed run (default 0.2; 5 runs, median reported)\n"
             "  --runs N        timed runs (default 5)\n"
+            "  --machine FILE  machine file for the model's limits (default: the newest one spmv-machine wrote\n"
+            "                  under $XDG_DATA_HOME/spmv/machines)\n"
+            "  --model         print the whole model (alpha, code balance, roofline, ECM contributions)\n"
             "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies.\n");
 }
 
@@ -42,12 +45,41 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The model's limit next to the measurement: roofline and ECM at this thread count, from the machine file. */
+static void print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const char *explicit_path, int full,
+                        double gflops)
+{
+    char path[4096];
+    spmv_machine m;
+    spmv_model md;
+    if (!tool_find_machine(explicit_path, path, sizeof path)) {
+        printf("limit    no machine file: run spmv-machine (or pass --machine FILE) for the model's limit\n");
+        return;
+    }
+    spmv_status st = spmv_machine_read(path, &m);
+    if (!st) st = S ? spmv_model_sell(S, NULL, &m, threads, NULL, &md) : spmv_model_crs(A, NULL, &m, threads, NULL, &md);
+    if (st) {
+        printf("limit    no model: %s\n", spmv_last_error());
+        return;
+    }
+    double limit = md.predicted;
+    printf("limit    %.3f Gflop/s (roofline %.3f at B_c %.3f B/flop, ECM %.3f on %d thread%s; machine %s): "
+           "measured %.0f %% of it\n", limit, md.roofline, md.Bc, md.predicted, threads, threads == 1 ? "" : "s",
+           path, limit > 0 ? 100.0 * gflops / limit : 0);
+    if (full) {
+        char buf[8192];
+        spmv_model_format(&md, gflops, "model    ", buf, sizeof buf);
+        fputs(buf, stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *format = "sell";
     long C = 32, sigma = 1, unroll = 1, threads = 0, runs = 5;
     double target = 0.2;
-    int permuted = 0;
+    int permuted = 0, model = 0;
+    const char *machine_path = NULL;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -90,6 +122,11 @@ int main(int argc, char **argv)
                 return 2;
             }
             i++;
+        } else if (!strcmp(a, "--machine") && v) {
+            machine_path = v;
+            i++;
+        } else if (!strcmp(a, "--model")) {
+            model = 1;
         } else if (!strcmp(a, "--permuted")) {
             permuted = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -219,6 +256,7 @@ int main(int argc, char **argv)
     printf("traffic  %.4g MB per SpMV (%g B/entry, %g B/row, %g B/chunk, x read once: alpha = 1/N_nzr)\n",
            bytes * 1e-6, tr.bytes_per_entry, tr.bytes_per_row, tr.bytes_per_chunk);
     printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
+    print_limit(S, A, (int)threads, machine_path, model, gflops);
     rc = 0;
 done:
     spmv_vec_free(x);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <time.h>
 
 int tool_parse_int(const char *prog, const char *opt, const char *s, long lo, long hi, long *out)
@@ -81,4 +83,37 @@ double tool_check(const spmv_crs *A, const double *x, const double *y)
         }
     }
     return worst;
+}
+
+int tool_data_dir(const char *sub, char *buf, size_t size)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) return snprintf(buf, size, "%s/spmv/%s", xdg, sub) < (int)size;
+    if (home && *home) return snprintf(buf, size, "%s/.local/share/spmv/%s", home, sub) < (int)size;
+    return 0;
+}
+
+int tool_find_machine(const char *explicit_path, char *buf, size_t size)
+{
+    if (explicit_path) return snprintf(buf, size, "%s", explicit_path) < (int)size;
+    char dir[4096];
+    if (!tool_data_dir("machines", dir, sizeof dir)) return 0;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *e;
+    time_t newest = 0;
+    int found = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 9 || strcmp(e->d_name + n - 8, ".machine")) continue;
+        char p[4352];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (!found || st.st_mtime > newest)) {
+            newest = st.st_mtime;
+            found = snprintf(buf, size, "%s", p) < (int)size;
+        }
+    }
+    closedir(d);
+    return found;
 }

@@ -22,3 +22,11 @@ double tool_now(void);
 double tool_check(const spmv_crs *A, const double *x, const double *y);
 
 #endif
+
+/* The machine file for this machine: explicit path if given, else the newest *.machine under
+ * $XDG_DATA_HOME/spmv/machines (default ~/.local/share/spmv/machines), where spmv-machine writes.
+ * Returns 1 and fills buf with the path when one is found, 0 otherwise. */
+int tool_find_machine(const char *explicit_path, char *buf, size_t size);
+
+/* Directory $XDG_DATA_HOME/spmv/SUB (or ~/.local/share/spmv/SUB) into buf; 0 when HOME is unset too. */
+int tool_data_dir(const char *sub, char *buf, size_t size);
