@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* rcm.c's test hook: largest nnz for the 32-bit CXSparse path (-1: always the 64-bit cs_dl path). */
+extern int64_t spmv__rcm_narrow_max;
+
 /* ------------------------------------------------------------------------------------------------ helpers */
 
 static int is_bijection(const int32_t *perm, const int32_t *iperm, int32_t n)
@@ -110,11 +113,13 @@ static void check_spmv_equivalent(const spmv_crs *A, const spmv_crs *B, const in
  *   row 2: 9          row 6: 3                    row 10: (empty, column empty too)
  *   row 3: 5 8        row 7: 1
  *
- *   edges: 0-5, 2-9, 2-5, 3-5, 3-8, 3-6, 6-8, 1-7          0 (pendant)
- *                                                           |
- *          9 --- 2 --- 5 --- 3 --- 8           1 --- 7      5          4 and 10 isolated
- *                            |    /
- *                            6 --                  (the 3-6-8 triangle)
+ *   edges: 0-5, 2-9, 2-5, 3-5, 3-8, 3-6, 6-8, 1-7
+ *
+ *                  0
+ *                  |
+ *      9 --- 2 --- 5 --- 3 --- 8        1 --- 7        4, 10: isolated
+ *                         \   /
+ *                           6
  *
  *   degrees: 0:1 1:1 2:2 3:3 4:0 5:3 6:2 7:1 8:2 9:1 10:0 (the self loops at 4, 5 and 9 do not count)
  *   global (degree, index) order: 4 10 | 0 1 7 9 | 2 6 8 | 3 5
@@ -127,8 +132,9 @@ static void check_spmv_equivalent(const spmv_crs *A, const spmv_crs *B, const in
  *   degree 2, 6 has the lower index) is 6: levels [6] [8 3] [5] [0 2] [9], 5 levels, no growth: stop, root = 9.
  *   Candidates: 9, then the two lowest (degree, index) nodes of 9's last level: 6, 8, then the start node 0.
  *     from 9: 9 2 5 0 3 6 8 at positions 2..8; edges 5-3 (4->6) and 3-8 (6->8) span 2: bandwidth 2.
- *     from 6: 6 8 3 -> 6-3 already spans 2 = best: abandoned.   from 8: 8 6 3 -> 8-3 spans 2: abandoned.
- *     from 0: 0 5 2 3 -> 5-3 spans 2: abandoned.                So positions 2..8 = 9 2 5 0 3 6 8.
+ *     6: its level structure (above) is 2 wide, so its bandwidth is >= 2 = best: skipped.
+ *     from 8: 8 6 3 -> 8-3 spans 2 = best: abandoned.
+ *     0: its level structure (above) is 3 wide: skipped.        So positions 2..8 = 9 2 5 0 3 6 8.
  *   Component of 1: a path, [1] [7]: root 1; candidates 1, 7 (7 ties at bandwidth 1, abandoned): 1 -> 9, 7 -> 10.
  *   Cuthill-McKee order: 4 10 9 2 5 0 3 6 8 1 7
  * Reversed: perm = 7 1 8 6 3 0 5 2 9 10 4, iperm = 5 1 7 4 10 6 3 0 2 8 9.
@@ -368,8 +374,32 @@ static void test_out_of_memory(void)
     spmv_crs_free(L);
 }
 
+/* The 64-bit (cs_dl) pattern path, normally only for nnz > 2^30, gives the same permutations. */
+static void test_wide_path(void)
+{
+    int64_t saved = spmv__rcm_narrow_max;
+    spmv__rcm_narrow_max = -1;
+    test_hand_worked();
+    test_path();
+    test_no_edges();
+    test_laplace_small();
+    test_out_of_memory();
+    spmv__rcm_narrow_max = saved;
+}
+
 int main(void)
 {
+    /* a library built without SuiteSparse has no RCM: it must say so, and the rest is skipped */
+    const int64_t rp1[] = {0, 1};
+    const int32_t col1[] = {0};
+    spmv_crs *O = NULL;
+    int32_t p1[1], ip1[1];
+    if (spmv_crs_from_arrays(1, 1, rp1, col1, NULL, &O) == SPMV_OK && spmv_rcm(O, p1, ip1) == SPMV_ERR_UNSUPPORTED) {
+        printf("skipped: %s\n", spmv_last_error());
+        spmv_crs_free(O);
+        return 77;
+    }
+    spmv_crs_free(O);
     tu_suite("rcm", (tu_case[]){{"hand-worked 11x11 unsymmetric pattern", test_hand_worked},
                                 {"path numbered out of order", test_path},
                                 {"no edges, 0x0, 1x1", test_no_edges},
@@ -378,6 +408,7 @@ int main(void)
                                 {"shared matrices: bijection, determinism, SpMV", test_shared_matrices},
                                 {"errors: NULL, non-square", test_errors},
                                 {"out of memory", test_out_of_memory},
+                                {"64-bit CXSparse path: same results", test_wide_path},
                                 {NULL, NULL}});
     return tu_run();
 }
