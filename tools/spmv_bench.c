@@ -19,7 +19,8 @@ static void usage(FILE *f)
             "  -C C            SELL chunk height (default 32)\n"
             "  -s SIGMA        SELL sorting window (default 1; 'rows' or 0: global sort)\n"
             "  -u U            round chunk lengths up to a multiple of U (default 1)\n"
-            "  -t THREADS      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+            "  -t THREADS      OpenMP threads (default: OMP_NUM_THREADS or all cores); a list such as 1,2,4,8\n"
+            "                  times each count on the same matrix (built once, first touch by the largest)\n"
             "  --permuted      x and y in SELL's permuted order (no scatter through the permutation)\n"
             "  --time S        target seconds per timed run (default 0.2; 5 runs, median reported)\n"
             "  --runs N        timed runs (default 5)\n"
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
 {
     const char *spec = NULL, *format = "sell";
     long C = 32, sigma = 1, unroll = 1, threads = 0, runs = 5;
+    long tlist[64];
+    int nt = 0;
     double target = 0.2;
     int permuted = 0, model = 0;
     const char *machine_path = NULL;
@@ -109,7 +112,14 @@ int main(int argc, char **argv)
             if (!tool_parse_int(prog, "-u", v, 1, 1 << 16, &unroll)) return 2;
             i++;
         } else if (!strcmp(a, "-t") && v) {
-            if (!tool_parse_int(prog, "-t", v, 1, 4096, &threads)) return 2;
+            char tb[256];
+            snprintf(tb, sizeof tb, "%s", v);
+            nt = 0;
+            for (char *tok = strtok(tb, ","); tok; tok = strtok(NULL, ",")) {
+                if (nt == 64 || !tool_parse_int(prog, "-t", tok, 1, 4096, &tlist[nt])) return 2;
+                if (tlist[nt] > threads) threads = tlist[nt];
+                nt++;
+            }
             i++;
         } else if (!strcmp(a, "--runs") && v) {
             if (!tool_parse_int(prog, "--runs", v, 1, 1000, &runs)) return 2;
@@ -150,6 +160,7 @@ int main(int argc, char **argv)
 #else
     threads = 1;
 #endif
+    if (nt == 0) tlist[nt++] = threads;
 
     spmv_crs *A = NULL;
     spmv_sell *S = NULL;
@@ -158,6 +169,7 @@ int main(int argc, char **argv)
     int rc = 1;
     spmv_status st = tool_load(prog, spec, &A, &name);
     if (st) return 1;
+    spmv_crs_set_threads(A, (int)threads);
     matrix m = {A, NULL};
     double tconv = 0;
     if (!strcmp(format, "sell")) {
@@ -166,6 +178,7 @@ int main(int argc, char **argv)
         o.sigma = sigma == 0 ? (A->rows > 0 ? A->rows : 1) : (int32_t)sigma;
         o.unroll = (int32_t)unroll;
         o.permuted = permuted;
+        o.nthreads = (int)threads;
         double t0 = tool_now();
         st = spmv_sell_from_crs(A, &o, &S);
         tconv = tool_now() - t0;
@@ -207,29 +220,6 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    /* calibrate repetitions to the target time, then take the median of the runs */
-    long reps = 1;
-    for (;;) {
-        double t0 = tool_now();
-        for (long r = 0; r < reps; r++) mv(&m, x, y);
-        double t = tool_now() - t0;
-        if (t >= target || reps >= (1L << 30)) {
-            reps = t > 0 ? (long)ceil(reps * target / t) : reps;
-            break;
-        }
-        reps *= t < target / 16 ? 8 : 2;
-    }
-    double *times = calloc((size_t)runs, sizeof *times);
-    if (!times) goto done;
-    for (long k = 0; k < runs; k++) {
-        double t0 = tool_now();
-        for (long r = 0; r < reps; r++) mv(&m, x, y);
-        times[k] = (tool_now() - t0) / reps;
-    }
-    qsort(times, (size_t)runs, sizeof *times, cmp_double);
-    double tmed = times[runs / 2], tmin = times[0], tmax = times[runs - 1];
-    free(times);
-
     spmv_crs_stats cs;
     spmv_crs_get_stats(A, &cs);
     spmv_traffic tr;
@@ -238,8 +228,6 @@ int main(int argc, char **argv)
     else spmv_crs_traffic(A, &tr);
     double alpha_x = A->nnz > 0 ? (double)A->cols / A->nnz : 0; /* x read once: alpha = 1/N_nzr */
     double bytes = spmv_traffic_bytes(&tr, stored, A->nnz, A->rows, nchunks, alpha_x);
-    double gflops = tmed > 0 ? 2.0 * A->nnz / tmed * 1e-9 : 0;
-
     printf("matrix   %s: %d rows, %d cols, %lld nnz, N_nzr %.2f (min %d, max %d)\n", name, A->rows, A->cols,
            (long long)A->nnz, cs.nzr_mean, cs.nzr_min, cs.nzr_max);
     if (S)
@@ -248,15 +236,47 @@ int main(int argc, char **argv)
                spmv_sell_padding_percent(S), tconv);
     else
         printf("format   CRS\n");
-    printf("kernel   %s, %ld thread%s\n", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A), threads,
-           threads == 1 ? "" : "s");
+    printf("kernel   %s\n", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A));
     printf("check    max |y - y_ref| / (|A||x|) = %.2g (limit 1e-12): ok\n", err);
-    printf("time     %ld runs x %ld reps: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, reps, tmed * 1e3,
-           tmin * 1e3, tmax * 1e3);
     printf("traffic  %.4g MB per SpMV (%g B/entry, %g B/row, %g B/chunk, x read once: alpha = 1/N_nzr)\n",
            bytes * 1e-6, tr.bytes_per_entry, tr.bytes_per_row, tr.bytes_per_chunk);
-    printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
-    print_limit(S, A, (int)threads, machine_path, model, gflops);
+    double *times = calloc((size_t)runs, sizeof *times);
+    if (!times) goto done;
+    for (int ti = 0; ti < nt; ti++) {
+        int t = (int)tlist[ti];
+#ifdef _OPENMP
+        omp_set_num_threads(t);
+#endif
+        if (S) spmv_sell_set_threads(S, t);
+        else spmv_crs_set_threads(A, t);
+        /* warm-up, calibrate repetitions to the target time, then the median of the runs */
+        mv(&m, x, y);
+        long reps = 1;
+        for (;;) {
+            double t0 = tool_now();
+            for (long r = 0; r < reps; r++) mv(&m, x, y);
+            double el = tool_now() - t0;
+            if (el >= target || reps >= (1L << 30)) {
+                reps = el > 0 ? (long)ceil(reps * target / el) : reps;
+                break;
+            }
+            reps *= el < target / 16 ? 8 : 2;
+        }
+        for (long k = 0; k < runs; k++) {
+            double t0 = tool_now();
+            for (long r = 0; r < reps; r++) mv(&m, x, y);
+            times[k] = (tool_now() - t0) / reps;
+        }
+        qsort(times, (size_t)runs, sizeof *times, cmp_double);
+        double tmed = times[runs / 2], tmin = times[0], tmax = times[runs - 1];
+        double gflops = tmed > 0 ? 2.0 * A->nnz / tmed * 1e-9 : 0;
+        printf("threads  %d\n", t);
+        printf("time     %ld runs x %ld reps: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, reps,
+               tmed * 1e3, tmin * 1e3, tmax * 1e3);
+        printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
+        print_limit(S, A, t, machine_path, model, gflops);
+    }
+    free(times);
     rc = 0;
 done:
     spmv_vec_free(x);
