@@ -27,14 +27,17 @@ static inline __attribute__((always_inline)) double crs_row(const int32_t *col, 
         const svbool_t p1 = svwhilelt_b64_s64(k + VL, e);
         const svbool_t p2 = svwhilelt_b64_s64(k + 2 * VL, e);
         const svbool_t p3 = svwhilelt_b64_s64(k + 3 * VL, e);
-        const svint64_t i0 = svld1sw_s64(p0, col + k);
-        const svint64_t i1 = svld1sw_s64(p1, col + k + VL);
-        const svint64_t i2 = svld1sw_s64(p2, col + k + 2 * VL);
-        const svint64_t i3 = svld1sw_s64(p3, col + k + 3 * VL);
-        s0 = svmla_f64_m(p0, s0, svld1_f64(p0, val + k), svld1_gather_s64index_f64(p0, x, i0));
-        s1 = svmla_f64_m(p1, s1, svld1_f64(p1, val + k + VL), svld1_gather_s64index_f64(p1, x, i1));
-        s2 = svmla_f64_m(p2, s2, svld1_f64(p2, val + k + 2 * VL), svld1_gather_s64index_f64(p2, x, i2));
-        s3 = svmla_f64_m(p3, s3, svld1_f64(p3, val + k + 3 * VL), svld1_gather_s64index_f64(p3, x, i3));
+        /* _vnum: base + u*VL elements, so no C pointer past the row's end is formed (inactive lanes do not fault) */
+        const int32_t *c = col + k;
+        const double *v = val + k;
+        const svint64_t i0 = svld1sw_vnum_s64(p0, c, 0);
+        const svint64_t i1 = svld1sw_vnum_s64(p1, c, 1);
+        const svint64_t i2 = svld1sw_vnum_s64(p2, c, 2);
+        const svint64_t i3 = svld1sw_vnum_s64(p3, c, 3);
+        s0 = svmla_f64_m(p0, s0, svld1_vnum_f64(p0, v, 0), svld1_gather_s64index_f64(p0, x, i0));
+        s1 = svmla_f64_m(p1, s1, svld1_vnum_f64(p1, v, 1), svld1_gather_s64index_f64(p1, x, i1));
+        s2 = svmla_f64_m(p2, s2, svld1_vnum_f64(p2, v, 2), svld1_gather_s64index_f64(p2, x, i2));
+        s3 = svmla_f64_m(p3, s3, svld1_vnum_f64(p3, v, 3), svld1_gather_s64index_f64(p3, x, i3));
     }
     const svbool_t all = svptrue_b64();
     return svaddv_f64(all, svadd_f64_x(all, svadd_f64_x(all, s0, s1), svadd_f64_x(all, s2, s3)));
