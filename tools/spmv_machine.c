@@ -1,1 +1,476 @@
-int main(void){return 0;}
+/* spmv-machine: measure this machine with microbenchmarks (src/bench/) and write a machine file for the model
+ * (format: machines/README.md), plus a readable table on stdout. What is measured and how: src/bench/bench.h and
+ * src/bench/bench_run.c; the method follows Alappat et al., PMBS 2020, Sect. II-III. */
+#define _GNU_SOURCE
+#include "bench.h"
+#include "toolutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char *prog = "spmv-machine";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: spmv-machine [options]\n"
+            "Measures the core clock, in-core instruction costs, the streaming kernels of Alappat et al. (PMBS 2020,\n"
+            "Table III) in L1, L2, L3 and memory, memory bandwidth against cores and load latency, prints a table\n"
+            "and writes a machine file for the ECM/roofline model.\n"
+            "  -o FILE          write the machine file to FILE ('-': stdout)\n"
+            "  --install        write it where spmv-bench and spmv-tune look for it:\n"
+            "                   $XDG_DATA_HOME/spmv/machines/<hostname>.machine (default ~/.local/share/...)\n"
+            "                   Without -o or --install nothing is written; the path is printed.\n"
+            "  --quick          fewer sizes, shorter runs (well under a minute)\n"
+            "  --isa NAME       kernel set of the in-core and streaming tests:");
+    for (const bench_isa *const *i = bench_isa_all(); *i; i++)
+        fprintf(f, " %s%s", (*i)->name, bench_isa_usable(*i) ? "" : "(not on this CPU)");
+    fprintf(f,
+            "\n                   (default: the widest this CPU runs)\n"
+            "  --threads N      bandwidth curve for 1..N threads (default: the cores of the first NUMA domain)\n"
+            "  --mem-size SIZE  working set of the memory level, e.g. 512M or 2G (default: 4x the last-level\n"
+            "                   cache, at least 64 MiB, with --quick; 8x, at least 256 MiB, otherwise)\n"
+            "  --overlap RULE   overlap rule written to the file: none, full, a64fx-partial (default: the best fit\n"
+            "                   of the overlap-hypothesis test, Sect. III-A)\n"
+            "  --name TEXT      model name written to the file\n"
+            "  --only LIST      measure only these parts (comma-separated): incore, stream, latency, bw (the clock\n"
+            "                   always); no file is written unless all are measured\n"
+            "  -q               no progress lines on stderr\n"
+            "Threads are pinned one per core (compact) unless OMP_PLACES or OMP_PROC_BIND is set.\n");
+}
+
+static int64_t parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0)) return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024, end++; break;
+    case 'm': case 'M': v *= 1048576, end++; break;
+    case 'g': case 'G': v *= 1073741824.0, end++; break;
+    default: break;
+    }
+    if (*end == 'i') end++;
+    if (*end == 'B') end++;
+    return *end ? -1 : (int64_t)v;
+}
+
+static const char *human(char *b, size_t n, double bytes)
+{
+    if (bytes >= 1073741824.0) snprintf(b, n, "%.4g GiB", bytes / 1073741824.0);
+    else if (bytes >= 1048576.0) snprintf(b, n, "%.4g MiB", bytes / 1048576.0);
+    else if (bytes >= 1024.0) snprintf(b, n, "%.4g KiB", bytes / 1024.0);
+    else snprintf(b, n, "%.0f B", bytes);
+    return b;
+}
+
+static int mkdirs(const char *path)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    char *slash = strrchr(p, '/');
+    if (!slash) return 0;
+    *slash = '\0';
+    for (char *c = p + 1; *c; c++)
+        if (*c == '/') {
+            *c = '\0';
+            if (mkdir(p, 0755) && errno != EEXIST) return -1;
+            *c = '/';
+        }
+    return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Largest size of the latency sweep at which level L's latency still holds (within 1.5x of its latency at the
+ * level's working set), at most the cache's size; 0 without a sweep. Less than the cache where it is shared with
+ * other tenants (the development VM keeps 2 MiB of the 32 MiB L3). */
+static int64_t effective_capacity(const bench_results *r, int L)
+{
+    if (r->nlat < 6 || L >= r->nlevels - 1 || !(r->level_lat_ns[L] > 0)) return 0;
+    int64_t best = 0;
+    for (int i = 0; i < r->nlat; i++)
+        if (r->lat_bytes[i] <= r->topo.cache[L].size && r->lat_ns[i] <= 1.5 * r->level_lat_ns[L] &&
+            r->lat_bytes[i] >= r->level_bytes[L])
+            best = r->lat_bytes[i] > best ? r->lat_bytes[i] : best;
+    return best;
+}
+
+/* ---------------------------------------------------------------------------------------------- table */
+
+static void print_table(const bench_results *r, const spmv_machine *m, spmv_overlap rule, const double err[3],
+                        double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS], int quick)
+{
+    const bench_topo *t = &r->topo;
+    char b1[32], b2[32];
+    printf("== System\n");
+    printf("CPU            %s%s%s%s%s\n", t->cpu_name, t->uarch[0] ? " (" : "", t->uarch, t->uarch[0] ? ")" : "",
+           t->virtualized ? ", virtual machine (hypervisor flag)" : "");
+    printf("host           %s\n", t->hostname);
+    printf("cores          %d usable (%d logical CPUs), %d socket%s, %d NUMA domain%s; curve on %d core%s of the "
+           "first domain, CPUs",
+           t->cores, t->ncpus, t->sockets, t->sockets > 1 ? "s" : "", t->numa_nodes, t->numa_nodes > 1 ? "s" : "",
+           t->ncore_cpus, t->ncore_cpus > 1 ? "s" : "");
+    for (int i = 0; i < t->ncore_cpus && i < 32; i++) printf("%s%d", i ? "," : " ", t->core_cpus[i]);
+    printf("%s, pinned %s\n", t->ncore_cpus > 32 ? ",..." : "",
+           r->pinned == 2 ? "by OMP_PLACES/OMP_PROC_BIND" : "by spmv-machine (sched_setaffinity)");
+    printf("caches        ");
+    for (int i = 0; i < t->ncaches; i++) {
+        printf(" %s %s %d-way %d B lines, ", t->cache[i].name, human(b1, sizeof b1, (double)t->cache[i].size),
+               t->cache[i].ways, t->cache[i].line);
+        if (t->cache[i].shared_cores > 1) printf("shared by %d cores", t->cache[i].shared_cores);
+        else printf("private");
+        printf("%s", i + 1 < t->ncaches ? ";" : "");
+    }
+    printf("%s\n", t->from_sysfs ? " (sysfs)" : " (sysconf/defaults: sysfs had no cache data)");
+    printf("huge pages     transparent huge pages: %s (arrays from 4 MiB on are madvise'd)\n",
+           t->thp[0] ? t->thp : "unknown");
+    printf("ISA measured   %s: %s, W = %d doubles per vector", r->isa->name, r->isa->desc, r->width);
+    const bench_isa *avx512 = bench_isa_find("avx512");
+#if defined(__x86_64__)
+    if (strcmp(r->isa->name, "avx512")) printf(" (AVX-512: %s)", avx512 && !bench_isa_usable(avx512)
+                                                                       ? "not supported by this CPU"
+                                                                       : avx512 ? "available, not chosen" : "not built");
+#else
+    (void)avx512;
+#endif
+    printf("\n");
+    printf("clock          %.3f GHz: dependent 1-cycle integer adds against wall time (median over the passes of "
+           "the best of 100 windows of 0.25-0.5 ms; the same chain over 0.1 s: %.3f GHz)",
+           r->clock_ghz, r->clock_min_ghz);
+    if (r->tsc_ghz > 0) printf("; TSC %.3f GHz (not the core clock)", r->tsc_ghz);
+    printf("\n");
+
+    if (r->incore[BI_FMA_LAT] > 0) {
+        printf("\n== In-core, %s (W = %d), cy per instruction, data in L1\n", r->isa->name, r->width);
+        printf("%-34s %9s %12s\n", "instruction", "latency", "rthroughput");
+        static const struct { const char *name; int lat, tp; } rows[] = {
+            {"FMA", BI_FMA_LAT, BI_FMA_TP},
+            {"ADD", BI_ADD_LAT, BI_ADD_TP},
+            {"MUL", BI_MUL_LAT, BI_MUL_TP},
+            {"gather (indices in registers)", BI_GATHER_LAT, BI_GATHER_TP},
+            {"index load + gather", BI_GATHERLD_LAT, BI_GATHERLD_TP},
+            {"horizontal add", BI_HADD_LAT, BI_HADD_TP}};
+        for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+            if (!(r->incore[rows[i].lat] > 0)) continue;
+            const char *nm = rows[i].name;
+            if (i == 0 && !r->isa->has_fma) nm = "FMA (no FMA: multiply + add)";
+            printf("%-34s %9.2f %12.2f\n", nm, r->incore[rows[i].lat], r->incore[rows[i].tp]);
+        }
+        if (m->load_rthroughput > 0) {
+            printf("%-34s %9s %12.2f   (LOAD in L1, best unroll)\n", "contiguous load", "-", m->load_rthroughput);
+            printf("%-34s %9s %12.2f   (INIT in L1, best unroll)\n", "contiguous store", "-", m->store_rthroughput);
+        }
+        printf("gather index penalty: %.2f cy (index load + gather minus gather alone, A64FX: 1.5)\n",
+               m->gather_index_penalty);
+        printf("latency chains: gather through its own data (64-bit indices); index load + gather includes moving "
+               "lane 0 to a general register\n");
+    }
+
+    if (r->stream_cy[BK_LOAD][0][0] > 0) {
+        printf("\n== Streaming kernels, cy/VL (VL = %d doubles) for unroll/MVE factors 1..16; best as GB/s "
+               "(explicit bytes / with write-allocate)\n",
+               r->width);
+        printf("%-10s %-4s %9s", "kernel", "lvl", "ws");
+        for (int u = 0; u < BENCH_NUNROLL; u++) printf(" %6s%-2d", "u=", bench_unrolls[u]);
+        printf(" %7s %9s %9s\n", "best", "GB/s", "GB/s+WA");
+        for (int k = 0; k < BK_NKERNELS; k++) {
+            for (int L = 0; L < r->nlevels; L++) {
+                printf("%-10s %-4s %9s", L ? "" : bench_kernel_infos[k].name, r->level_name[L],
+                       human(b1, sizeof b1, (double)r->level_bytes[L]));
+                for (int u = 0; u < BENCH_NUNROLL; u++) printf(" %8.2f", r->stream_cy[k][L][u]);
+                int bu;
+                double best = bench_best_cy(r, (bench_kernel)k, L, &bu);
+                printf(" %5.2f/%-2d %8.2f %9.2f\n", best, bu, bench_gbs(r, (bench_kernel)k, L, best, 0),
+                       bench_gbs(r, (bench_kernel)k, L, best, 1));
+            }
+        }
+        printf("kernels: ");
+        for (int k = 0; k < BK_NKERNELS; k++)
+            printf("%s %s%s", bench_kernel_infos[k].name, bench_kernel_infos[k].formula,
+                   k + 1 < BK_NKERNELS ? ", " : "\n");
+        printf("STENCIL bytes assume the layer condition in the cache above; arrays aligned to %d B\n", BENCH_ALIGN);
+
+        if (r->nlevels > 2) {
+            static const char *rn[3] = {"none", "full", "a64fx-partial"};
+            static const bench_kernel show[] = {BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_TRIAD, BK_SCHOENAUER};
+            printf("\n== Overlap hypotheses (Sect. III-A): cy/VL measured vs predicted with upstream bandwidths "
+                   "calibrated on LOAD\n");
+            printf("%-10s %-4s %9s %9s %9s %14s\n", "kernel", "lvl", "measured", "none", "full", "a64fx-partial");
+            for (size_t s = 0; s < sizeof show / sizeof *show; s++)
+                for (int L = 1; L < r->nlevels; L++)
+                    printf("%-10s %-4s %9.2f %9.2f %9.2f %14.2f\n", L == 1 ? bench_kernel_infos[show[s]].name : "",
+                           r->level_name[L], bench_best_cy(r, show[s], L, NULL), pred[0][show[s]][L],
+                           pred[1][show[s]][L], pred[2][show[s]][L]);
+            printf("mean |log(predicted/measured)| over the cache levels beyond L1: none %.3f, full %.3f, "
+                   "a64fx-partial %.3f; written: %s\n",
+                   err[0], err[1], err[2], rn[rule]);
+            printf("(MEM rows use the saturated TRIAD bandwidth for one core, as the ECM model does)\n");
+        }
+    }
+
+    if (r->nthreads > 0) {
+        printf("\n== Memory bandwidth against threads (one per core, compact), GB/s explicit + write-allocate, "
+               "u=%d, working set %s\n",
+               r->bw_unroll, human(b1, sizeof b1, (double)r->bw_bytes));
+        printf("%7s %9s %9s %9s\n", "threads", "LOAD", "COPY", "TRIAD");
+        for (int i = 0; i < r->nthreads; i++)
+            printf("%7d %9.2f %9.2f %9.2f\n", i + 1, r->bw[BW_LOAD][i], r->bw[BW_COPY][i], r->bw[BW_TRIAD][i]);
+        printf("saturated      LOAD %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy TRIAD)\n", m->bw_load,
+               m->bw_copy, m->bw_triad, m->bw_triad / r->clock_ghz);
+    }
+
+    if (r->nlat > 0) {
+        printf("\n== Load latency, pointer chase (random cyclic permutation, one node per %d B line)\n",
+               t->cacheline);
+        printf("%11s %9s %9s  %s\n", "size", "ns", "cy", "");
+        for (int i = 0; i < r->nlat; i++) {
+            const char *lv = "";
+            for (int L = 0; L < r->nlevels; L++)
+                if (r->level_bytes[L] == r->lat_bytes[i]) lv = r->level_name[L];
+            printf("%11s %9.2f %9.1f  %s\n", human(b1, sizeof b1, (double)r->lat_bytes[i]), r->lat_ns[i],
+                   r->lat_ns[i] * r->clock_ghz, lv);
+        }
+    }
+
+    if (effective_capacity(r, 0) > 0) {
+        printf("effective capacity (largest size within 1.5x of the level's latency):");
+        for (int L = 0; L < r->nlevels - 1; L++)
+            printf(" %s %s", r->level_name[L], human(b1, sizeof b1, (double)effective_capacity(r, L)));
+        printf("\n");
+    }
+
+    printf("\n== Machine file summary\n");
+    printf("clock %.3f GHz, SIMD width %d, FMA %.2f/%.2f cy (lat/rthroughput), gather %.2f + %.2f cy, hadd %.2f/%.2f "
+           "cy\n",
+           m->clock_ghz, m->simd_width, m->fma_latency, m->fma_rthroughput, m->gather_rthroughput,
+           m->gather_index_penalty, m->hadd_latency, m->hadd_rthroughput);
+    for (int i = 0; i < m->nlevels; i++) {
+        const spmv_machine_level *l = &m->level[i];
+        printf("%-4s %10s  upstream %7.2f B/cy%s  overlap %s\n", l->name,
+               l->size ? human(b2, sizeof b2, (double)l->size) : "", l->upstream_bw,
+               i == 0 ? " (core loads)" : i + 1 == m->nlevels ? " (saturated TRIAD)" : " (LOAD, calibrated)",
+               spmv_overlap_name(l->overlap));
+    }
+    printf("run time       %.1f s (clock %.1f, in-core %.1f, streaming %.1f, latency %.1f, bandwidth %.1f)%s\n",
+           r->seconds[5], r->seconds[0], r->seconds[1], r->seconds[2], r->seconds[3], r->seconds[4],
+           quick ? ", --quick" : "");
+}
+
+/* ---------------------------------------------------------------------------------------------- file */
+
+static char *header(const bench_results *r, const spmv_machine *m, spmv_overlap rule, const double err[3], int argc,
+                    char **argv, int passes)
+{
+    static char h[8192];
+    size_t n = 0;
+#define H(...) n += (size_t)snprintf(h + n, n < sizeof h ? sizeof h - n : 0, __VA_ARGS__)
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    H("# Measured by spmv-machine (spmv %s) on host %s, %s, in %.0f s.\n", spmv_version(), r->topo.hostname, date,
+      r->seconds[5]);
+    H("# Command:");
+    for (int i = 0; i < argc; i++) H(" %s", argv[i]);
+    H("\n# CPU: %s%s%s%s, %d cores, %s.\n", r->topo.cpu_name, r->topo.uarch[0] ? " (" : "", r->topo.uarch,
+      r->topo.uarch[0] ? ")" : "", r->topo.cores, r->topo.virtualized ? "virtual machine" : "bare metal or unknown");
+    H("# In-core ISA measured: %s, %s: SIMD width = %d doubles.%s\n", r->isa->name, r->isa->desc, r->width,
+      strcmp(r->isa->name, "avx512") && bench_isa_find("avx512") && !bench_isa_usable(bench_isa_find("avx512"))
+          ? " AVX-512 is not supported by this CPU."
+          : "");
+    H("# Clock: dependent integer adds against wall time in short windows (over 0.1 s: %.3f GHz)", r->clock_min_ghz);
+    if (r->tsc_ghz > 0) H("; TSC rate %.3f GHz", r->tsc_ghz);
+    H(".\n# Timings: wall clock in windows of 0.25-0.5 ms, the best window of each pass in cycles at the clock\n"
+      "# measured around it; over %d passes the median of those within 5%% of the best. load/store reciprocal\n"
+      "# throughput: LOAD/INIT in L1; gather index penalty: index load + gather minus gather alone.\n", passes);
+    H("# Streaming kernels, best cy/VL over unroll 1..16 (VL = %d doubles) in", r->width);
+    for (int L = 0; L < r->nlevels; L++) H(" %s", r->level_name[L]);
+    H(":\n");
+    for (int k = 0; k < BK_NKERNELS; k++) {
+        H("#   %-10s", bench_kernel_infos[k].name);
+        for (int L = 0; L < r->nlevels; L++) H(" %6.2f", bench_best_cy(r, (bench_kernel)k, L, NULL));
+        H("   GB/s+WA");
+        for (int L = 0; L < r->nlevels; L++)
+            H(" %7.1f", bench_gbs(r, (bench_kernel)k, L, bench_best_cy(r, (bench_kernel)k, L, NULL), 1));
+        H("\n");
+    }
+    H("# Load latency (pointer chase) in ns:");
+    for (int L = 0; L < r->nlevels; L++) H(" %s %.1f", r->level_name[L], r->level_lat_ns[L]);
+    if (effective_capacity(r, 0) > 0) {
+        char b[32];
+        H("\n# Effective capacity from the latency sweep (largest size within 1.5x of the level's latency):");
+        for (int L = 0; L < r->nlevels - 1; L++)
+            H(" %s %s", r->level_name[L], human(b, sizeof b, (double)effective_capacity(r, L)));
+        H(";\n# the cache sizes below are the hardware's (sysfs)");
+    }
+    H("\n# Overlap rule %s: best fit of the hypothesis test (mean |log(pred/meas)|: none %.3f, full %.3f,\n"
+      "# a64fx-partial %.3f). Upstream throughput: L1 = core loads (write: stores); L2/L3 = LOAD read bandwidth\n"
+      "# calibrated under that rule; MEM = saturated TRIAD bandwidth of one NUMA domain / clock.\n",
+      spmv_overlap_name(rule), err[0], err[1], err[2]);
+    (void)m;
+#undef H
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL, *isa_name = NULL, *name = NULL, *overlap = NULL;
+    int install = 0, quiet = 0;
+    bench_opts o;
+    memset(&o, 0, sizeof o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long lv;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quick")) {
+            o.quick = 1;
+        } else if (!strcmp(a, "--install")) {
+            install = 1;
+        } else if (!strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (!v && (!strcmp(a, "-o") || !strcmp(a, "--isa") || !strcmp(a, "--threads") ||
+                          !strcmp(a, "--mem-size") || !strcmp(a, "--overlap") || !strcmp(a, "--name") ||
+                          !strcmp(a, "--only"))) {
+            fprintf(stderr, "%s: %s needs a value\n", prog, a);
+            return 2;
+        } else if (!strcmp(a, "-o")) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--isa")) {
+            isa_name = argv[++i];
+        } else if (!strcmp(a, "--only")) {
+            char list[256];
+            snprintf(list, sizeof list, "%s", argv[++i]);
+            static const struct { const char *name; int bit; } pt[] = {
+                {"incore", BENCH_PART_INCORE}, {"stream", BENCH_PART_STREAM}, {"latency", BENCH_PART_LATENCY},
+                {"bw", BENCH_PART_BW}, {"clock", BENCH_PART_CLOCK}};
+            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+                int found = 0;
+                for (size_t k = 0; k < sizeof pt / sizeof *pt; k++)
+                    if (!strcmp(tok, pt[k].name)) o.parts |= pt[k].bit, found = 1;
+                if (!found) {
+                    fprintf(stderr, "%s: --only: unknown part '%s' (incore, stream, latency, bw)\n", prog, tok);
+                    return 2;
+                }
+            }
+            o.parts |= BENCH_PART_CLOCK;
+        } else if (!strcmp(a, "--name")) {
+            name = argv[++i];
+        } else if (!strcmp(a, "--overlap")) {
+            overlap = argv[++i];
+        } else if (!strcmp(a, "--threads")) {
+            if (!tool_parse_int(prog, a, argv[++i], 1, BENCH_MAX_CPUS, &lv)) return 2;
+            o.max_threads = (int)lv;
+        } else if (!strcmp(a, "--mem-size")) {
+            o.mem_bytes = parse_bytes(argv[++i]);
+            if (o.mem_bytes < (1 << 20)) {
+                fprintf(stderr, "%s: --mem-size: '%s' is not a size of at least 1M\n", prog, argv[i]);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (isa_name) {
+        o.isa = bench_isa_find(isa_name);
+        if (!o.isa) {
+            fprintf(stderr, "%s: --isa: unknown kernel set '%s' (see --help)\n", prog, isa_name);
+            return 2;
+        }
+        if (!bench_isa_usable(o.isa)) {
+            fprintf(stderr, "%s: --isa: this CPU does not support %s\n", prog, isa_name);
+            return 2;
+        }
+    }
+    int rule_forced = -1;
+    if (overlap) {
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(overlap, spmv_overlap_name((spmv_overlap)k))) rule_forced = k;
+        if (rule_forced < 0) {
+            fprintf(stderr, "%s: --overlap: '%s' is not none, full or a64fx-partial\n", prog, overlap);
+            return 2;
+        }
+    }
+    o.latency_sweep = !o.quick;
+    char path[4096] = "";
+    if (install) {
+        bench_topo t;
+        bench_topo_detect(&t);
+        if (!bench_machine_path(&t, path, sizeof path)) {
+            fprintf(stderr, "%s: --install: neither XDG_DATA_HOME nor HOME is set: use -o FILE\n", prog);
+            return 2;
+        }
+        out = path;
+    }
+
+    static bench_results r;
+    if (bench_run(&o, &r, quiet ? NULL : stderr)) return 1;
+
+    double err[3];
+    static double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS];
+    spmv_overlap rule = bench_overlap_test(&r, err, pred);
+    if (rule_forced >= 0) rule = (spmv_overlap)rule_forced;
+    static spmv_machine m;
+    bench_fill_machine(&r, rule, name, &m);
+    print_table(&r, &m, rule, err, pred, o.quick);
+
+    spmv_status st = spmv_machine_check(&m);
+    if (st) {
+        tool_error(prog, st);
+        return 1;
+    }
+    int len = spmv_machine_format(&m, NULL, 0);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!text) {
+        fprintf(stderr, "%s: cannot format the machine file\n", prog);
+        return 1;
+    }
+    spmv_machine_format(&m, text, (size_t)len + 1);
+    const char *hdr = header(&r, &m, rule, err, argc, argv, r.passes);
+
+    const int all = BENCH_PART_CLOCK | BENCH_PART_INCORE | BENCH_PART_STREAM | BENCH_PART_LATENCY | BENCH_PART_BW;
+    if (o.parts && (o.parts & all) != all) {
+        printf("\nmachine file not written: --only measured a part of it\n");
+        free(text);
+        return 0;
+    }
+    if (!out) {
+        char def[4096];
+        printf("\nmachine file not written: use -o FILE, or --install for %s\n",
+               bench_machine_path(&r.topo, def, sizeof def) ? def : "$XDG_DATA_HOME/spmv/machines/HOST.machine");
+        free(text);
+        return 0;
+    }
+    if (!strcmp(out, "-")) {
+        printf("\n%s%s", hdr, text);
+        free(text);
+        return 0;
+    }
+    if (install && mkdirs(out)) {
+        fprintf(stderr, "%s: cannot create the folder of %s: %s\n", prog, out, strerror(errno));
+        free(text);
+        return 1;
+    }
+    FILE *f = fopen(out, "wb");
+    if (!f || fputs(hdr, f) == EOF || fputs(text, f) == EOF || fclose(f)) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(errno));
+        free(text);
+        return 1;
+    }
+    free(text);
+    spmv_machine back;
+    st = spmv_machine_read(out, &back);
+    if (st) {
+        tool_error(prog, st);
+        return 1;
+    }
+    printf("\nmachine file written: %s (read back: OK)\n", out);
+    return 0;
+}

@@ -1,0 +1,252 @@
+/* Microbenchmarks of spmv-machine (not part of the library): core clock, in-core instruction costs, the streaming
+ * kernels of Alappat et al., PMBS 2020 (shared/reference/a64fx-spmv-ecm-paper.txt, Sect. II-III, Table III), memory
+ * bandwidth against cores, load latency by pointer chasing; and the machine file (spmv_machine) derived from them.
+ *
+ * Layout: bench_sys.c (topology and caches from sysfs, timers, pinning, aligned/huge-page memory, clock, pointer
+ * chase), bench_isa.c (run-time choice of the kernel set), isa_*.c (one kernel set per ISA, each compiled with its
+ * own flags only, generated from bench_template.h), bench_run.c (measurement drivers, derivation of the machine).
+ * Everything outside isa_avx2.c, isa_avx512.c and isa_sve.c is baseline code, so nothing faults on an older CPU.
+ * This library calls no spmv_* function (it uses spmv.h for the spmv_machine struct only), so it links next to
+ * either libspmv or libspmv.a. Units: cy = core cycles (measured clock), B = bytes, GB/s = 1e9 B/s. */
+#ifndef SPMV_BENCH_H
+#define SPMV_BENCH_H
+
+#include "spmv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ============================================================================================ kernels per ISA */
+
+/* The paper's streaming kernels (Table III), per element i (s a scalar):
+ *   COPY a=b, DAXPY a=a+s*b, DOT sum+=a*b, INIT a=s, LOAD load(a), TRIAD a=b+s*c, SUM sum+=a,
+ *   SCHOENAUER a=b+c*d, STENCIL (2D 5-point Jacobi) b[j][i] = s*(a[j][i-1]+a[j][i+1]+a[j-1][i]+a[j+1][i]). */
+typedef enum bench_kernel {
+    BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_LOAD, BK_TRIAD, BK_SUM, BK_SCHOENAUER, BK_STENCIL, BK_NKERNELS
+} bench_kernel;
+
+/* Unroll factors (modulo variable expansion for DOT and SUM: as many independent accumulators). */
+#define BENCH_NUNROLL 5
+extern const int bench_unrolls[BENCH_NUNROLL]; /* 1, 2, 4, 8, 16 */
+
+typedef struct bench_kernel_info {
+    const char *name;     /* "TRIAD" */
+    const char *formula;  /* "a[i]=b[i]+s*c[i]" */
+    int arrays;           /* arrays of the working set */
+    int loads, stores;    /* vector loads and stores per vector of elements (STENCIL: layer condition in L1) */
+    double rd, wr, wa;    /* bytes per element: explicit reads, explicit writes, write-allocate reads (STENCIL:
+                             layer condition satisfied in the cache above the level the data comes from) */
+    double flops;         /* per element */
+} bench_kernel_info;
+extern const bench_kernel_info bench_kernel_infos[BK_NKERNELS];
+
+/* Arguments of one streaming kernel. Arrays aligned to BENCH_ALIGN bytes. n (elements per array) is a multiple of
+ * 16*W. STENCIL: a and b are nj rows of ni = m + 2W doubles; the interior i = W .. W+m-1 (m a multiple of 16*W),
+ * j = 1 .. nj-2 is updated, so elements = m*(nj-2). */
+typedef struct bench_stream_args {
+    int64_t n;
+    int64_t m, ni, nj;
+    double *a, *b, *c, *d;
+    double s;
+} bench_stream_args;
+
+/* Runs reps sweeps; returns a value that depends on the data (reductions), so nothing is optimized away. */
+typedef double (*bench_stream_fn)(const bench_stream_args *args, int64_t reps);
+
+/* In-core tests. _LAT: dependent chain (cy per instruction = latency); _TP: independent chains (cy per
+ * instruction = reciprocal throughput). GATHER: W doubles at irregular addresses in L1 with the indices in
+ * registers; the latency chain feeds each gather's data (64-bit integers) back as its indices. GATHERLD: the
+ * same fed by a contiguous load of W 32-bit indices (as in SpMV); its latency chain goes index load -> gather ->
+ * lane 0 to a general register -> address of the next index load. HADD: sum of the W lanes of one register
+ * (x86: extract/add/shuffle sequence; SVE: faddv; the latency chain broadcasts the sum back, SVE: + dup). */
+typedef enum bench_incore {
+    BI_FMA_LAT, BI_FMA_TP, BI_ADD_LAT, BI_ADD_TP, BI_MUL_LAT, BI_MUL_TP,
+    BI_GATHER_LAT, BI_GATHER_TP, BI_GATHERLD_LAT, BI_GATHERLD_TP, BI_HADD_LAT, BI_HADD_TP, BI_N
+} bench_incore;
+extern const char *const bench_incore_names[BI_N];
+
+/* Data of the in-core tests (bench_incore_data_init): everything fits in a 32 KiB L1. */
+typedef struct bench_incore_data {
+    double one, zero;       /* 1.0 and 0.0, read through a volatile so the compiler cannot fold them */
+    double *x;              /* nx doubles, the gather source */
+    int32_t *idx;           /* nidx indices into x (random), for GATHER_TP (first registers) and GATHERLD_TP */
+    int64_t nx, nidx;       /* nidx: a multiple of 24*W*8 */
+    double *gtab;           /* nt 64-bit integers (stored as doubles): a random cyclic permutation of 0..nt-1 */
+    double *gstart;         /* W 64-bit integers: the start indices of the gather latency chain */
+    int64_t nt;
+    int32_t *idx2;          /* nidx indices into xg (GATHERLD_LAT) */
+    double *xg;             /* nt 64-bit integers: offsets into idx2, multiples of W below nidx */
+    void *mem;              /* the one allocation */
+} bench_incore_data;
+
+typedef int64_t (*bench_incore_fn)(int64_t iters, const bench_incore_data *d); /* returns instructions timed */
+
+/* One kernel set: the widest vector ISA of its kind, compiled with its own flags. */
+typedef struct bench_isa {
+    const char *name;       /* "avx512", "avx2", "sve", "scalar" */
+    const char *desc;       /* "AVX2+FMA (256-bit)" */
+    int (*width)(void);     /* doubles per vector register (SVE: svcntd(), known at run time only) */
+    int has_fma;            /* 0: the FMA test times a multiply and a dependent add (x86 baseline) */
+    int has_hadd;           /* 0: W = 1, no horizontal add */
+    bench_stream_fn stream[BK_NKERNELS][BENCH_NUNROLL];
+    bench_incore_fn incore[BI_N];
+} bench_isa;
+
+/* Kernel sets compiled into this build (NULL where not built); bench_isa_usable: built and supported by this CPU
+ * and OS (cpuid/xgetbv through __builtin_cpu_supports on x86, getauxval(AT_HWCAP) & HWCAP_SVE on aarch64). */
+const bench_isa *bench_isa_find(const char *name);
+int bench_isa_usable(const bench_isa *isa);
+/* The widest usable kernel set (avx512 > avx2 > scalar on x86-64; sve > scalar on aarch64). Never NULL. */
+const bench_isa *bench_isa_best(void);
+/* All built kernel sets, NULL-terminated (for --help and the tests). */
+const bench_isa *const *bench_isa_all(void);
+
+/* Allocate and fill the in-core data for vector width w (random, from seed). Returns 0 on success. */
+int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed);
+void bench_incore_data_free(bench_incore_data *d);
+
+/* ============================================================================================ system */
+
+#define BENCH_ALIGN 1024            /* array alignment of the streaming kernels (the paper's 1024 bytes) */
+#define BENCH_MAX_CPUS 1024
+#define BENCH_MAX_CACHES 4
+
+typedef struct bench_cache {
+    char name[8];           /* "L1", "L2", "L3" */
+    int level;
+    int64_t size;           /* bytes of one instance */
+    int ways;               /* 0 = fully associative or unknown */
+    int line;               /* bytes */
+    int shared_cpus;        /* logical CPUs sharing one instance (shared_cpu_list) */
+    int shared_cores;       /* physical cores sharing one instance */
+    int instances;          /* instances among the allowed CPUs */
+} bench_cache;
+
+typedef struct bench_topo {
+    char cpu_name[128];     /* /proc/cpuinfo model name (or the aarch64 implementer/part) */
+    char uarch[32];         /* "Zen 3", "A64FX", ... when known, else "" */
+    char vendor[32];        /* "AuthenticAMD", "GenuineIntel", "Fujitsu", "Arm", ... */
+    char hostname[64];
+    int virtualized;        /* the "hypervisor" cpuid flag */
+    int ncpus;              /* logical CPUs this process may run on */
+    int cores;              /* physical cores among them */
+    int sockets, numa_nodes, threads_per_core;
+    int cores_per_socket, cores_per_numa;
+    int ncore_cpus;         /* cores of the first NUMA domain, one logical CPU each, compact order */
+    int core_cpus[BENCH_MAX_CPUS];
+    int ncaches;            /* data/unified caches, L1 first */
+    bench_cache cache[BENCH_MAX_CACHES];
+    int cacheline;
+    int from_sysfs;         /* 0: cache data from sysconf or defaults (said on stderr) */
+    char thp[16];           /* transparent huge pages: "always", "madvise", "never", "" */
+} bench_topo;
+
+/* Topology of the CPUs this process may use and the cache hierarchy of the first of them. */
+void bench_topo_detect(bench_topo *t);
+
+double bench_now(void);     /* wall clock, seconds (CLOCK_MONOTONIC) */
+
+/* Aligned (BENCH_ALIGN; 2 MiB and MADV_HUGEPAGE from 4 MiB on) zero-filled memory; NULL on failure. */
+void *bench_alloc(size_t bytes);
+void bench_free(void *p);
+
+/* Pin the calling thread to one logical CPU (0 on success); bench_pin_save/restore keep the mask around it. */
+int bench_pin(int cpu);
+void bench_affinity_save(void);
+void bench_affinity_restore(void);
+
+/* Core clock in GHz: a chain of `adds` dependent 1-cycle integer adds (inline asm add reg,reg on x86-64 and
+ * aarch64) against the wall clock. *tsc_ghz (x86: the TSC rate over the same interval, else 0) may be NULL. */
+double bench_clock_once(int64_t adds, double *tsc_ghz);
+
+/* Pointer chasing: n = bytes/stride nodes, one per `stride` bytes (a cache line), linked in one random cycle
+ * (Sattolo's algorithm: a uniformly random cyclic permutation). Returns the node count (0 on bad arguments or no
+ * memory for the temporary). bench_chase_run follows `steps` links from start and returns where it ends. */
+int64_t bench_chase_init(void *buf, size_t bytes, size_t stride, uint64_t seed);
+void *bench_chase_run(void *start, int64_t steps);
+
+uint64_t bench_rand(uint64_t *state); /* splitmix64 */
+
+/* Where the tuner looks: $XDG_DATA_HOME/spmv/machines/<host>.machine ($XDG_DATA_HOME defaults to
+ * ~/.local/share; <host> = the host name with characters outside [A-Za-z0-9._-] as '-', or the CPU name when the
+ * host name is empty). Returns 0 when neither XDG_DATA_HOME nor HOME is set or buf is too small. */
+int bench_machine_path(const bench_topo *t, char *buf, size_t size);
+
+/* ============================================================================================ measurements */
+
+enum { BW_LOAD, BW_COPY, BW_TRIAD, BW_NKINDS };
+#define BENCH_MAX_LEVELS 5          /* working-set levels: L1, L2, L3, MEM (+1 spare) */
+#define BENCH_MAX_LAT 64
+
+typedef struct bench_opts {
+    const bench_isa *isa;   /* NULL: bench_isa_best() */
+    int quick;              /* fewer sizes, shorter runs */
+    double window;          /* seconds per timed window (0: 0.25 ms quick, 0.5 ms full) */
+    int windows;            /* timed windows per measurement, the best is kept (0: 20 quick, 40 full) */
+    int passes;             /* passes over all measurements, seconds apart; the best of each is kept (0: 3 quick,
+                               5 full): on a shared machine a disturbance can outlast a whole measurement */
+    int max_threads;        /* bandwidth curve 1..max_threads (0: the cores of the first NUMA domain) */
+    int64_t mem_bytes;      /* working set of the memory level (0: from the last-level cache, see bench_run.c) */
+    int latency_sweep;      /* also a size sweep for the latency (1 in full mode) */
+    int verbose;            /* progress on stderr */
+    int parts;              /* bit set of BENCH_PART_*, 0 = all */
+    uint64_t seed;
+} bench_opts;
+enum { BENCH_PART_CLOCK = 1, BENCH_PART_INCORE = 2, BENCH_PART_STREAM = 4, BENCH_PART_LATENCY = 8,
+       BENCH_PART_BW = 16 };
+
+typedef struct bench_results {
+    bench_topo topo;
+    const bench_isa *isa;
+    int width;                                /* W: doubles per vector of the ISA measured */
+    int pinned;                               /* 1: threads pinned here; 2: by OMP_PLACES/OMP_PROC_BIND */
+    double clock_ghz;                         /* best of short windows */
+    double clock_min_ghz;                     /* the same chain over 0.1 s (lower: time-shared or throttled) */
+    double tsc_ghz;                           /* TSC rate over the best window (x86), else 0 */
+    double incore[BI_N];                      /* cy per instruction at the clock measured around it, the median
+                                                 of the rounds within 5% of the best (0 = not measured) */
+    double incore_s[BI_N];                    /* the best in seconds */
+    int nlevels;                              /* working-set levels: caches, then MEM */
+    char level_name[BENCH_MAX_LEVELS][8];
+    int64_t level_bytes[BENCH_MAX_LEVELS];    /* working set of the streaming kernels at each level */
+    double stream_cy[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL]; /* cy per vector of W elements, at the clock
+                                                                       measured around it, the median of the
+                                                                       passes within 5% of the best (0 = none) */
+    double stream_s[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL];  /* the best in seconds */
+    int nthreads;                             /* bandwidth curve length */
+    int bw_unroll;                            /* unroll factor of the curve's kernels */
+    int64_t bw_bytes;                         /* working set of the curve (all threads) */
+    double bw[BW_NKINDS][BENCH_MAX_CPUS];     /* GB/s (explicit + write-allocate) with t+1 threads */
+    int nlat;                                 /* latency sweep */
+    int64_t lat_bytes[BENCH_MAX_LAT];
+    double lat_ns[BENCH_MAX_LAT];
+    double level_lat_ns[BENCH_MAX_LEVELS];    /* at level_bytes (MEM: the memory working set) */
+    double seconds[6];                        /* time of each part: clock, incore, stream, latency, bw, total */
+    int passes;                               /* passes run */
+} bench_results;
+
+/* Measure everything opts asks for. The calling thread is pinned to the first core while it runs (unless
+ * OMP_PLACES/OMP_PROC_BIND are set), and its mask restored after. log (may be NULL) gets progress lines.
+ * Returns 0 on success, -1 when memory could not be allocated (said on log). */
+int bench_run(const bench_opts *opts, bench_results *r, FILE *log);
+
+/* Best over the unroll factors (cy per VL; *unroll gets the factor, may be NULL); 0 when not measured. */
+double bench_best_cy(const bench_results *r, bench_kernel k, int level, int *unroll);
+/* GB/s of kernel k for cy/VL at the run's clock: with_wa 0: explicit bytes; 1: plus write-allocate. */
+double bench_gbs(const bench_results *r, bench_kernel k, int level, double cy_per_vl, int with_wa);
+
+/* The overlap hypothesis test of the paper (Sect. III-A): for each rule (none, full, a64fx-partial, applied at
+ * every level), calibrate the upstream read bandwidth of each cache level from LOAD, predict the kernels that
+ * write (COPY, DAXPY, INIT, TRIAD, SCHOENAUER) and DOT with the working set in L2 and L3 as spmv's ECM combines
+ * the contributions, and score the mean |log(predicted/measured)|. pred[rule][kernel][level] in cy/VL (0 where
+ * not predicted), err[rule]. Returns the best rule. */
+spmv_overlap bench_overlap_test(const bench_results *r, double err[3],
+                                double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS]);
+
+/* Fill a machine (model name, clock, topology, in-core costs, bandwidths, levels) from the results with the
+ * given overlap rule at every level. Upstream throughput: L1: LOAD bytes/cy in L1 (write: INIT); L2, L3: LOAD
+ * read bandwidth calibrated under the rule; MEM: saturated TRIAD bandwidth / clock (the paper's convention). */
+void bench_fill_machine(const bench_results *r, spmv_overlap rule, const char *name, spmv_machine *m);
+
+#endif

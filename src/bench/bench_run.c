@@ -1,0 +1,892 @@
+/* Measurement drivers of spmv-machine and the machine file derived from them. Baseline code: the ISA kernels
+ * are reached only through the bench_isa table chosen at run time.
+ *
+ * Method (Alappat et al., PMBS 2020, Sect. II-III; Fang et al., "An Empirical Study of Intel Xeon Phi" for the
+ * latency and bandwidth-scaling benchmarks, shared/reference/):
+ *  - every time is wall-clock time (CLOCK_MONOTONIC) converted to core cycles with the clock measured by a chain
+ *    of dependent 1-cycle adds. Each measurement is the best of many short timed windows (0.25-0.5 ms): on a
+ *    shared or virtual machine interference only ever makes a window slower, and a long window almost always
+ *    contains a stretch in which the thread was not running (on the 2-core development VM the vCPU runs ~70% of
+ *    the time in slices of a few ms: 3.07 GHz in 0.2 ms windows, 2.2 GHz-equivalent over 0.2 s). Working sets
+ *    larger than a window's worth are timed piece by piece, consecutively, so the data still comes from memory;
+ *  - the streaming kernels run at working sets of half of L1, then max(4x the cache above, half the geometric
+ *    mean of it and this cache) for L2 and L3 (make_levels), and 4x (quick) or 8x the last-level cache, at
+ *    least 64 / 256 MiB, for memory; each with unroll factors 1, 2, 4, 8, 16 and arrays aligned to 1024 bytes,
+ *    the paper's choice (staggered by 1 KiB so that no two arrays alias modulo 4 KiB);
+ *  - the bandwidth curve runs LOAD, COPY and TRIAD on 1..N threads pinned one per core, compactly, inside the
+ *    first NUMA domain (OMP_PLACES/OMP_PROC_BIND are honoured when set), on a memory-sized working set split
+ *    evenly among the threads;
+ *  - the load latency follows a random cyclic permutation with one node per cache line (Sattolo's algorithm),
+ *    so neither the prefetchers nor the line's other words help. Memory of 4 MiB and more is advised as
+ *    transparent huge pages: the latency is that of the caches and memory, not of page walks. */
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+const int bench_unrolls[BENCH_NUNROLL] = {1, 2, 4, 8, 16};
+
+/* name, formula, arrays, loads, stores, rd, wr, wa, flops */
+const bench_kernel_info bench_kernel_infos[BK_NKERNELS] = {
+    {"COPY", "a[i]=b[i]", 2, 1, 1, 8, 8, 8, 0},
+    {"DAXPY", "a[i]=a[i]+s*b[i]", 2, 2, 1, 16, 8, 0, 2},
+    {"DOT", "sum+=a[i]*b[i]", 2, 2, 0, 16, 0, 0, 2},
+    {"INIT", "a[i]=s", 1, 0, 1, 0, 8, 8, 0},
+    {"LOAD", "load(a[i])", 1, 1, 0, 8, 0, 0, 0},
+    {"TRIAD", "a[i]=b[i]+s*c[i]", 3, 2, 1, 16, 8, 8, 2},
+    {"SUM", "sum+=a[i]", 1, 1, 0, 8, 0, 0, 1},
+    {"SCHOENAUER", "a[i]=b[i]+c[i]*d[i]", 4, 3, 1, 24, 8, 8, 2},
+    {"STENCIL", "b[j][i]=s*(a[j][i-1]+a[j][i+1]+a[j-1][i]+a[j+1][i])", 2, 4, 1, 8, 8, 8, 4},
+};
+
+const char *const bench_incore_names[BI_N] = {
+    "FMA latency", "FMA rthroughput", "ADD latency", "ADD rthroughput", "MUL latency", "MUL rthroughput",
+    "gather latency", "gather rthroughput", "index load+gather latency", "index load+gather rthroughput",
+    "horizontal add latency", "horizontal add rthroughput"};
+
+static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(FILE *log, const char *fmt, ...)
+{
+    if (!log) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(log, fmt, ap);
+    va_end(ap);
+    fflush(log);
+}
+
+static void put_i64(double *p, int64_t v) { memcpy(p, &v, sizeof v); }
+
+/* the best over the passes: shortest time (cycles, ns), highest rate (GHz, GB/s) */
+static void keep_min(double *dst, double v)
+{
+    if (v > 0 && isfinite(v) && (!(*dst > 0) || v < *dst)) *dst = v;
+}
+static void keep_max(double *dst, double v)
+{
+    if (v > 0 && isfinite(v) && v > *dst) *dst = v;
+}
+
+/* ---------------------------------------------------------------------------------------------- in-core data */
+
+int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
+{
+    memset(d, 0, sizeof *d);
+    if (w < 1 || w > 64) return -1;
+    d->nx = 512;
+    d->nt = 512;
+    d->nidx = 24 * (int64_t)w * 8;
+    size_t bx = (size_t)d->nx * 8, bi = (size_t)d->nidx * 4, bt = (size_t)d->nt * 8, bs = (size_t)w * 8;
+    size_t off[6], total = 0;
+    const size_t sz[6] = {bx, bi, bt, bs, bi, bt};
+    for (int i = 0; i < 6; i++) {
+        off[i] = total;
+        total += (sz[i] + 255) / 256 * 256;
+    }
+    char *m = bench_alloc(total);
+    if (!m) return -1;
+    d->mem = m;
+    d->x = (double *)(void *)(m + off[0]);
+    d->idx = (int32_t *)(void *)(m + off[1]);
+    d->gtab = (double *)(void *)(m + off[2]);
+    d->gstart = (double *)(void *)(m + off[3]);
+    d->idx2 = (int32_t *)(void *)(m + off[4]);
+    d->xg = (double *)(void *)(m + off[5]);
+    volatile double one = 1.0, zero = 0.0;
+    d->one = one;
+    d->zero = zero;
+    uint64_t s = seed ? seed : 1;
+    for (int64_t i = 0; i < d->nx; i++) d->x[i] = 1.0;
+    for (int64_t i = 0; i < d->nidx; i++) d->idx[i] = (int32_t)(bench_rand(&s) % (uint64_t)d->nx);
+    /* gtab: one random cycle through 0..nt-1 (Sattolo), every lane of the chain walks it from its own start */
+    int64_t *perm = malloc((size_t)d->nt * sizeof *perm);
+    if (!perm) {
+        bench_incore_data_free(d);
+        return -1;
+    }
+    for (int64_t i = 0; i < d->nt; i++) perm[i] = i;
+    for (int64_t i = d->nt - 1; i > 0; i--) {
+        int64_t j = (int64_t)(bench_rand(&s) % (uint64_t)i), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int64_t i = 0; i < d->nt; i++) put_i64(&d->gtab[i], perm[i]);
+    free(perm);
+    for (int l = 0; l < w; l++) put_i64(&d->gstart[l], (int64_t)(l * 37) % d->nt);
+    for (int64_t i = 0; i < d->nidx; i++) d->idx2[i] = (int32_t)(bench_rand(&s) % (uint64_t)d->nt);
+    for (int64_t i = 0; i < d->nt; i++)
+        put_i64(&d->xg[i], (int64_t)(bench_rand(&s) % (uint64_t)(d->nidx / w)) * w);
+    return 0;
+}
+
+void bench_incore_data_free(bench_incore_data *d)
+{
+    if (d) bench_free(d->mem);
+    if (d) memset(d, 0, sizeof *d);
+}
+
+/* ---------------------------------------------------------------------------------------------- timing */
+
+/* Seconds per unit of work: the best of `windows` timed windows of about `window` seconds each (plus the
+ * calibration windows that reach half that length). run(arg, count) does `count` units of work, or the next piece
+ * of them, and returns the units done. Short windows: on a time-shared (virtual) CPU a long window almost always
+ * contains a stretch in which the thread did not run at all; a short one often does not. */
+typedef double (*work_fn)(void *arg, int64_t count);
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double clock_guess = 2.0; /* GHz, for the length of the clock windows below (measure_clock sets it) */
+
+/* Per-pass results of the in-core and streaming measurements, combined by the median of those within 5% of the
+ * best (of the 10th percentile): unbiased for undisturbed quantities (the minimum over every window of every pass leans low: FMA latency
+ * 3.91 instead of 4 cy on the development VM) and robust when a disturbance covers most of the run (a gather 1.5x
+ * slower for many seconds on a busy shared core: a plain median or quartile then reads the disturbed value). */
+#define MAXPASS 64
+static double smp_incore[BI_N][4 * MAXPASS], smp_stream[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL][MAXPASS];
+static int nsmp_incore[BI_N], nsmp_stream[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL];
+
+static double near_best(const double *v, int n)
+{
+    double s[4 * MAXPASS];
+    if (n <= 0) return 0;
+    memcpy(s, v, sizeof *v * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_dbl);
+    /* anchored at the 10th percentile, so that a rare low outlier (a clock sample misread) cannot anchor it */
+    const double a = s[n / 10];
+    int lo = n / 10, hi = n / 10;
+    while (lo > 0 && s[lo - 1] >= a / 1.05) lo--;
+    while (hi + 1 < n && s[hi + 1] <= 1.05 * a) hi++;
+    return s[(lo + hi) / 2];
+}
+
+/* calibrated counts per measurement, kept over the passes of one bench_run */
+static int64_t cal_incore[BI_N], cal_stream[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL], cal_lat[BENCH_MAX_LAT];
+static int64_t cal_piece[BW_NKINDS][BENCH_MAX_CPUS], cal_sweeps[BW_NKINDS][BENCH_MAX_CPUS];
+
+/* calibrated (may be NULL): the count found by an earlier call for the same measurement (0: not yet); then
+ * only the timed windows run.
+ * *cycles (may be NULL) gets the best window in core cycles at the clock measured around this measurement: a
+ * short add-chain window precedes every timed window, and the best of them is the local clock. The clock of a
+ * shared machine moves with the others' load (boost), by 5% on the development VM. */
+static double time_best(work_fn run, void *arg, int64_t count0, double window, int windows, double *cycles,
+                        int64_t *calibrated)
+{
+    int64_t count = calibrated && *calibrated > 0 ? *calibrated : count0 > 0 ? count0 : 1;
+    double best = INFINITY;
+    run(arg, count); /* warm-up */
+    for (int guard = 0; guard < 64 && !(calibrated && *calibrated > 0); guard++) {
+        double tmin = INFINITY;
+        for (int k = 0; k < 3; k++) { /* the shortest of three: a preempted try must not stop the growth */
+            double t0 = bench_now(), u = run(arg, count), dt = bench_now() - t0;
+            if (dt < tmin) tmin = dt;
+            if (u > 0 && dt >= 0.5 * window && dt / u < best) best = dt / u;
+        }
+        if (tmin >= 0.5 * window || count >= ((int64_t)1 << 50)) break;
+        double f = tmin > 1e-7 ? window / tmin : 1000.0;
+        count = (int64_t)((double)count * (f < 2 ? 2 : f > 1000 ? 1000 : f));
+    }
+    if (calibrated) *calibrated = count; /* later passes skip the calibration */
+    double clk = 0;
+    const int64_t adds = (int64_t)(0.4 * window * clock_guess * 1e9);
+    for (int w = 0; w < windows; w++) {
+        if (cycles) {
+            double c = bench_clock_once(adds, NULL);
+            if (c > clk) clk = c;
+        }
+        double t0 = bench_now(), u = run(arg, count), dt = bench_now() - t0;
+        if (u > 0 && dt / u < best) best = dt / u;
+    }
+    /* the same statistic on both sides (the best window of each): with a percentile of the clock against the best
+     * window of the measurement, an FMA chain read 3.9 instead of 4 cycles on the development VM */
+    if (cycles) *cycles = best * clk * 1e9;
+    return best;
+}
+
+/* A streaming kernel as work in elements: whole sweeps when a window holds one, else consecutive pieces of the
+ * arrays (a whole number of rows for STENCIL), so the working set stays the whole arrays. */
+typedef struct stream_job {
+    bench_stream_fn fn;
+    bench_kernel k;
+    const bench_stream_args *A;
+    int64_t q;     /* piece granularity, elements (16 W) */
+    int64_t total; /* elements per sweep */
+    int64_t pos;   /* start of the next piece: elements, STENCIL: rows */
+} stream_job;
+
+static double run_stream(void *arg, int64_t count)
+{
+    stream_job *j = arg;
+    const bench_stream_args *A = j->A;
+    volatile double sink;
+    if (count >= j->total) {
+        int64_t reps = count / j->total;
+        sink = j->fn(A, reps);
+        (void)sink;
+        return (double)reps * (double)j->total;
+    }
+    bench_stream_args P = *A;
+    if (j->k == BK_STENCIL) {
+        int64_t rows = count / A->m, nrows = A->nj - 2;
+        if (rows < 1) rows = 1;
+        if (j->pos + rows > nrows) j->pos = 0;
+        P.a = A->a + j->pos * A->ni;
+        P.b = A->b + j->pos * A->ni;
+        P.nj = rows + 2;
+        P.n = P.ni * P.nj;
+        j->pos += rows;
+        sink = j->fn(&P, 1);
+        (void)sink;
+        return (double)(rows * A->m);
+    }
+    int64_t len = count / j->q * j->q;
+    if (len < j->q) len = j->q;
+    if (j->pos + len > A->n) j->pos = 0;
+    P.n = len;
+    P.a = A->a + j->pos;
+    P.b = A->b ? A->b + j->pos : NULL;
+    P.c = A->c ? A->c + j->pos : NULL;
+    P.d = A->d ? A->d + j->pos : NULL;
+    j->pos += len;
+    sink = j->fn(&P, 1);
+    (void)sink;
+    return (double)len;
+}
+
+typedef struct incore_job {
+    bench_incore_fn fn;
+    const bench_incore_data *D;
+} incore_job;
+
+static double run_incore(void *arg, int64_t iters)
+{
+    incore_job *j = arg;
+    return (double)j->fn(iters, j->D);
+}
+
+typedef struct chase_job {
+    void *p;
+} chase_job;
+
+static double run_chase(void *arg, int64_t steps)
+{
+    chase_job *j = arg;
+    j->p = bench_chase_run(j->p, steps);
+    return (double)steps;
+}
+
+/* ---------------------------------------------------------------------------------------------- layouts */
+
+static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+
+/* Arrays of kernel k for a working set of ws bytes, carved from block (NULL: sizes only). Returns the bytes of
+ * block needed; *elements: elements per sweep. */
+static int64_t layout(bench_kernel k, int64_t ws, int64_t W, double *block, bench_stream_args *A, double *elements)
+{
+    const bench_kernel_info *ki = &bench_kernel_infos[k];
+    const int64_t q = 16 * W;
+    memset(A, 0, sizeof *A);
+    A->s = 0.5;
+    if (k == BK_STENCIL) {
+        /* 2 arrays of nj rows of ni doubles, inner (m) : outer (nj) about 2 : 1 as in the paper's Fig. 2b */
+        int64_t m = (int64_t)sqrt((double)ws / 8.0) / q * q;
+        if (m < q) m = q;
+        A->m = m;
+        A->ni = m + 2 * W;
+        A->nj = ws / (2 * 8 * A->ni);
+        if (A->nj < 3) A->nj = 3;
+        A->n = A->ni * A->nj;
+        *elements = (double)(m * (A->nj - 2));
+    } else {
+        int64_t n = ws / (8 * ki->arrays) / q * q;
+        A->n = n < q ? q : n;
+        *elements = (double)A->n;
+    }
+    /* array i at i * (its size rounded up to 4 KiB) + i KiB: aligned to 1 KiB, and no two arrays at the same
+     * address modulo 4 KiB (a store and a load 4 KiB apart look dependent to x86 cores: 4K aliasing) */
+    const int64_t stride = round_up(A->n * 8, 4096);
+    double **arr[4] = {&A->a, &A->b, &A->c, &A->d};
+    for (int i = 0; i < ki->arrays; i++) *arr[i] = block ? block + i * ((stride + BENCH_ALIGN) / 8) : NULL;
+    return (stride + BENCH_ALIGN) * ki->arrays;
+}
+
+static void fill(const bench_stream_args *A, int arrays, double v)
+{
+    double *arr[4] = {A->a, A->b, A->c, A->d};
+    for (int i = 0; i < arrays; i++)
+        for (int64_t e = 0; e < A->n; e++) arr[i][e] = v;
+}
+
+/* ---------------------------------------------------------------------------------------------- levels */
+
+static int64_t phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), ps = sysconf(_SC_PAGESIZE);
+    return pages > 0 && ps > 0 ? (int64_t)pages * ps : (int64_t)4 << 30;
+}
+
+static void make_levels(const bench_opts *o, bench_results *r)
+{
+    const bench_topo *t = &r->topo;
+    int nc = t->ncaches < 3 ? t->ncaches : 3;
+    r->nlevels = 0;
+    int64_t prev = 0;
+    for (int i = 0; i < nc; i++) {
+        /* L1: half of it; beyond: max(4x the cache above, half the geometric mean of the two), at most half of
+         * this one. Well inside each level even when a shared L3 is crowded by other tenants: on the development
+         * VM the 32 MiB L3 holds 2 MiB of ours for sure, 4 MiB only at times (L2 128 KiB, L3 2 MiB there; on a
+         * server with 2 MiB L2 and a 105 MiB L3: 8 MiB; A64FX L2: 362 KiB). */
+        int64_t ws = t->cache[i].size / 2;
+        if (i > 0) {
+            int64_t g = (int64_t)(0.5 * sqrt((double)prev * (double)t->cache[i].size));
+            ws = g > 4 * prev ? g : 4 * prev;
+            if (ws > t->cache[i].size / 2) ws = t->cache[i].size / 2;
+            if (ws <= prev) ws = 2 * prev; /* a cache hardly larger than the one above: beyond it at least */
+        }
+        ws = ws / 4096 * 4096;
+        memcpy(r->level_name[r->nlevels], t->cache[i].name, sizeof r->level_name[0]); /* both char[8] */
+        r->level_bytes[r->nlevels++] = ws;
+        prev = t->cache[i].size;
+    }
+    const bench_cache *llc = &t->cache[nc - 1];
+    int64_t llc_total = llc->size * (llc->instances > 0 ? llc->instances : 1);
+    int64_t mem = o->mem_bytes;
+    if (mem <= 0) {
+        mem = (o->quick ? 4 : 8) * llc_total;
+        int64_t floor = (int64_t)(o->quick ? 64 : 256) << 20;
+        if (mem < floor) mem = floor;
+        if (mem > phys_bytes() / 4) mem = phys_bytes() / 4;
+    }
+    snprintf(r->level_name[r->nlevels], sizeof r->level_name[0], "MEM");
+    r->level_bytes[r->nlevels++] = mem;
+}
+
+/* ---------------------------------------------------------------------------------------------- parts */
+
+
+/* The clock of one pass: the best of many short windows (as every other measurement keeps its best window). */
+static void measure_clock(const bench_opts *o, bench_results *r, FILE *log)
+{
+    double g = bench_clock_once(200000, NULL);
+    if (!(g > 0.05)) g = 1.0;
+    const int64_t adds = (int64_t)(o->window * g * 1e9);
+    enum { N = 100 };
+    double best = 0, ts = 0;
+    for (int i = 0; i < N; i++) {
+        double tsc = 0, c = bench_clock_once(adds, &tsc);
+        if (c > best) best = c, ts = tsc;
+    }
+    keep_max(&r->clock_ghz, best);
+    keep_max(&r->tsc_ghz, ts);
+    clock_guess = best;
+    /* the same chain over 0.1 s: the rate a long window sees (lower when the CPU is time-shared or throttled) */
+    keep_max(&r->clock_min_ghz, bench_clock_once((int64_t)(0.1 * best * 1e9), NULL));
+    logf_(log, "clock: %.3f GHz (best of %d windows of %.2f ms; over 0.1 s: %.3f GHz)\n", best, N, o->window * 1e3,
+          r->clock_min_ghz);
+}
+
+static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
+{
+    bench_incore_data D;
+    if (bench_incore_data_init(&D, r->width, o->seed + 11)) return -1;
+    for (int i = 0; i < BI_N; i++) {
+        if (!r->isa->incore[i]) continue;
+        incore_job j = {r->isa->incore[i], &D};
+        double cy = 0, sec = time_best(run_incore, &j, 16, o->window, o->windows, &cy, &cal_incore[i]);
+        if (nsmp_incore[i] < 4 * MAXPASS && cy > 0 && isfinite(cy)) {
+            smp_incore[i][nsmp_incore[i]++] = cy;
+            r->incore[i] = near_best(smp_incore[i], nsmp_incore[i]);
+        }
+        keep_min(&r->incore_s[i], sec);
+    }
+    logf_(log, "in-core: FMA %.2f/%.2f cy, gather %.2f, index load + gather %.2f cy (best so far)\n",
+          r->incore[BI_FMA_LAT], r->incore[BI_FMA_TP], r->incore[BI_GATHER_TP], r->incore[BI_GATHERLD_TP]);
+    bench_incore_data_free(&D);
+    return 0;
+}
+
+static int measure_stream(const bench_opts *o, bench_results *r, FILE *log)
+{
+    const int64_t W = r->width;
+    for (int L = 0; L < r->nlevels; L++) {
+        int64_t need = 0;
+        for (int k = 0; k < BK_NKERNELS; k++) {
+            bench_stream_args A;
+            double el;
+            int64_t b = layout((bench_kernel)k, r->level_bytes[L], W, NULL, &A, &el);
+            if (b > need) need = b;
+        }
+        double *block = bench_alloc((size_t)need);
+        if (!block) {
+            logf_(log, "spmv-machine: cannot allocate %lld bytes for the %s working set\n", (long long)need,
+                  r->level_name[L]);
+            return -1;
+        }
+        for (int k = 0; k < BK_NKERNELS; k++) {
+            bench_stream_args A;
+            double el;
+            layout((bench_kernel)k, r->level_bytes[L], W, block, &A, &el);
+            fill(&A, bench_kernel_infos[k].arrays, 1.0);
+            for (int u = 0; u < BENCH_NUNROLL; u++) {
+                stream_job j = {r->isa->stream[k][u], (bench_kernel)k, &A, 16 * W, (int64_t)el, 0};
+                double cy = 0, s = time_best(run_stream, &j, 16 * W, o->window, o->windows, &cy, &cal_stream[k][L][u]);
+                keep_min(&r->stream_s[k][L][u], s * (double)W);
+                int *ns = &nsmp_stream[k][L][u];
+                if (*ns < MAXPASS && cy > 0 && isfinite(cy)) {
+                    smp_stream[k][L][u][(*ns)++] = cy * (double)W;
+                    r->stream_cy[k][L][u] = near_best(smp_stream[k][L][u], *ns);
+                }
+            }
+            int bu;
+            double best = bench_best_cy(r, (bench_kernel)k, L, &bu);
+            logf_(log, "stream %-10s %-3s %6.2f cy/VL (u=%d) %8.2f GB/s\n", bench_kernel_infos[k].name,
+                  r->level_name[L], best, bu, bench_gbs(r, (bench_kernel)k, L, best, 1));
+        }
+        bench_free(block);
+    }
+    return 0;
+}
+
+static int measure_latency(const bench_opts *o, bench_results *r, FILE *log)
+{
+    const int64_t mem = r->level_bytes[r->nlevels - 1];
+    const int line = r->topo.cacheline > 0 ? r->topo.cacheline : 64;
+    int64_t biggest = mem;
+    for (int L = 0; L < r->nlevels; L++) biggest = r->level_bytes[L] > biggest ? r->level_bytes[L] : biggest;
+    char *buf = bench_alloc((size_t)biggest);
+    if (!buf) {
+        logf_(log, "spmv-machine: cannot allocate %lld bytes for the latency test\n", (long long)mem);
+        return -1;
+    }
+    /* sizes: the levels' working sets and, for the sweep, powers of two from 4 KiB */
+    int64_t sizes[BENCH_MAX_LAT];
+    int ns = 0;
+    if (o->latency_sweep)
+        for (int64_t s = 4096; s < mem && ns < BENCH_MAX_LAT - BENCH_MAX_LEVELS; s *= 2) sizes[ns++] = s;
+    for (int L = 0; L < r->nlevels; L++) {
+        int dup = 0;
+        for (int i = 0; i < ns; i++) dup |= sizes[i] == r->level_bytes[L];
+        if (!dup) sizes[ns++] = r->level_bytes[L];
+    }
+    for (int i = 1; i < ns; i++) /* sort */
+        for (int j = i; j > 0 && sizes[j] < sizes[j - 1]; j--) {
+            int64_t t = sizes[j];
+            sizes[j] = sizes[j - 1];
+            sizes[j - 1] = t;
+        }
+    r->nlat = 0;
+    for (int i = 0; i < ns; i++) {
+        int64_t n = bench_chase_init(buf, (size_t)sizes[i], (size_t)line, o->seed + 7 + (uint64_t)i);
+        if (n < 1) continue;
+        chase_job j = {buf};
+        /* warm-up: one full round for cache-sized sets (every line in place), a partial one beyond */
+        j.p = bench_chase_run(j.p, n < (1 << 20) ? n : (1 << 16));
+        double s = time_best(run_chase, &j, 64, o->window, o->windows, NULL, &cal_lat[i]);
+        r->lat_bytes[r->nlat] = sizes[i];
+        keep_min(&r->lat_ns[r->nlat++], s * 1e9);
+        for (int L = 0; L < r->nlevels; L++)
+            if (r->level_bytes[L] == sizes[i]) keep_min(&r->level_lat_ns[L], s * 1e9);
+        logf_(log, "latency %10lld B %8.2f ns %8.1f cy\n", (long long)sizes[i], s * 1e9, s * 1e9 * r->clock_ghz);
+    }
+    bench_free(buf);
+    return 0;
+}
+
+/* One kernel on nt threads, each on its own slice of chunk elements, timed in windows in which every thread
+ * does the next piece of its slice (or whole sweeps of it); the best window's bandwidth in GB/s (explicit +
+ * write-allocate). Returns 0 when OpenMP gave fewer threads than asked. */
+static double bw_threads(const bench_opts *o, const bench_results *r, bench_kernel k, const bench_stream_args *A,
+                         int64_t chunk, int nt, int *got_out, int64_t *cal_p, int64_t *cal_s)
+{
+    const bench_kernel_info *ki = &bench_kernel_infos[k];
+    const bench_stream_fn fn = r->isa->stream[k][3]; /* u = 8 */
+    const int64_t q = 16 * r->width;
+    double best = INFINITY, t0 = 0;
+    int64_t piece = q * 16 < chunk ? q * 16 : chunk, sweeps = 1, pos = 0;
+    int got = 1, calib = 0;
+    if (*cal_p > 0 && *cal_p <= chunk) piece = *cal_p, sweeps = *cal_s, calib = 1; /* from an earlier pass */
+    const int windows = 2 * o->windows;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#pragma omp single
+        got = omp_get_num_threads();
+#else
+        const int t = 0;
+#endif
+        if (r->pinned == 1 && t < r->topo.ncore_cpus) bench_pin(r->topo.core_cpus[t]);
+        for (int w = calib ? -2 : -40; w < windows; w++) {
+            bench_stream_args my = *A;
+            const int64_t off = t * chunk + pos;
+            my.n = piece;
+            my.a = A->a + off;
+            my.b = A->b ? A->b + off : NULL;
+            my.c = A->c ? A->c + off : NULL;
+            my.d = A->d ? A->d + off : NULL;
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+            t0 = bench_now();
+            volatile double sink = fn(&my, sweeps);
+            (void)sink;
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+            {
+                double dt = bench_now() - t0;
+                if (w < 0 && calib) {
+                    /* warm-up */
+                } else if (w < 0) { /* grow the piece (then whole sweeps) to about one window */
+                    if (dt < 0.5 * o->window) {
+                        if (piece < chunk) piece = piece * 2 < chunk ? piece * 2 : chunk;
+                        else sweeps *= 2;
+                    } else {
+                        calib = 1;
+                    }
+                } else if (w >= -8 || calib) {
+                    double bytes = (double)(piece * sweeps * nt) * (ki->rd + ki->wr + ki->wa);
+                    if (dt / bytes < best) best = dt / bytes;
+                }
+                pos += piece;
+                if (pos + piece > chunk) pos = 0;
+            }
+#ifdef _OPENMP
+#pragma omp barrier /* piece, sweeps and pos are read at the top */
+#endif
+        }
+    }
+    *got_out = got;
+    *cal_p = piece;
+    *cal_s = sweeps;
+    return got == nt && best < INFINITY ? 1e-9 / best : 0;
+}
+
+static int measure_bw(const bench_opts *o, bench_results *r, FILE *log)
+{
+    const int64_t W = r->width, q = 16 * W;
+    int nmax = o->max_threads > 0 ? o->max_threads : r->topo.ncore_cpus;
+#ifdef _OPENMP
+    if (nmax > r->topo.ncore_cpus && r->pinned == 1) nmax = r->topo.ncore_cpus;
+#else
+    nmax = 1;
+#endif
+    if (nmax > BENCH_MAX_CPUS) nmax = BENCH_MAX_CPUS;
+    if (nmax < 1) nmax = 1;
+    const int64_t ws = r->level_bytes[r->nlevels - 1];
+    int64_t need = 0;
+    static const bench_kernel kinds[BW_NKINDS] = {BK_LOAD, BK_COPY, BK_TRIAD};
+    for (int kk = 0; kk < BW_NKINDS; kk++) {
+        bench_stream_args A;
+        double el;
+        int64_t b = layout(kinds[kk], ws, W, NULL, &A, &el);
+        if (b > need) need = b;
+    }
+    double *block = bench_alloc((size_t)need);
+    if (!block) {
+        logf_(log, "spmv-machine: cannot allocate %lld bytes for the bandwidth curve\n", (long long)need);
+        return -1;
+    }
+    r->bw_unroll = 8;
+    r->bw_bytes = ws;
+    int nthreads = 0;
+    for (int nt = 1; nt <= nmax; nt++) {
+        int ok = 1;
+        for (int kk = 0; kk < BW_NKINDS && ok; kk++) {
+            bench_stream_args A;
+            double el;
+            layout(kinds[kk], ws, W, block, &A, &el);
+            const int64_t chunk = A.n / nt / q * q;
+            if (chunk < q) {
+                ok = 0;
+                break;
+            }
+            fill(&A, bench_kernel_infos[kinds[kk]].arrays, 1.0);
+            int got = 0;
+            keep_max(&r->bw[kk][nt - 1],
+                     bw_threads(o, r, kinds[kk], &A, chunk, nt, &got, &cal_piece[kk][nt - 1], &cal_sweeps[kk][nt - 1]));
+            if (got != nt) {
+                logf_(log, "spmv-machine: asked for %d threads, OpenMP gave %d: the curve stops at %d\n", nt, got,
+                      nt - 1);
+                ok = 0;
+            }
+        }
+        if (!ok) break;
+        nthreads = nt;
+        logf_(log, "bandwidth %3d thread%s LOAD %8.2f  COPY %8.2f  TRIAD %8.2f GB/s\n", nt, nt > 1 ? "s" : " ",
+              r->bw[BW_LOAD][nt - 1], r->bw[BW_COPY][nt - 1], r->bw[BW_TRIAD][nt - 1]);
+    }
+    if (r->nthreads == 0 || nthreads < r->nthreads) r->nthreads = nthreads;
+    bench_free(block);
+    return 0;
+}
+
+int bench_run(const bench_opts *opts, bench_results *r, FILE *log)
+{
+    bench_opts o = *opts;
+    memset(r, 0, sizeof *r);
+    if (!o.isa) o.isa = bench_isa_best();
+    if (o.window <= 0) o.window = o.quick ? 0.00025 : 0.0005;
+    if (o.windows <= 0) o.windows = o.quick ? 8 : 20;
+    if (o.passes <= 0) o.passes = o.quick ? 10 : 16;
+    if (o.passes > MAXPASS) o.passes = MAXPASS;
+    if (!o.seed) o.seed = 20200930;
+    int parts = o.parts ? o.parts : 0xff;
+    double T0 = bench_now();
+    bench_topo_detect(&r->topo);
+    r->isa = o.isa;
+    r->width = o.isa->width();
+    const char *pl = getenv("OMP_PLACES"), *pb = getenv("OMP_PROC_BIND");
+    r->pinned = (pl && *pl) || (pb && *pb) ? 2 : 1;
+    make_levels(&o, r);
+    if (r->pinned == 1) {
+        bench_affinity_save();
+        bench_pin(r->topo.core_cpus[0]);
+    }
+    memset(cal_incore, 0, sizeof cal_incore);
+    memset(nsmp_incore, 0, sizeof nsmp_incore);
+    memset(nsmp_stream, 0, sizeof nsmp_stream);
+    memset(cal_stream, 0, sizeof cal_stream);
+    memset(cal_lat, 0, sizeof cal_lat);
+    memset(cal_piece, 0, sizeof cal_piece);
+    memset(cal_sweeps, 0, sizeof cal_sweeps);
+    int st = 0;
+    double clocks[64];
+    int npass = 0;
+    for (int pass = 0; pass < o.passes && !st; pass++) {
+        logf_(log, "pass %d of %d\n", pass + 1, o.passes);
+        double t = bench_now();
+        const double before = r->clock_ghz;
+        r->clock_ghz = 0;
+        measure_clock(&o, r, log); /* always: it converts every other measurement to cycles */
+        if (npass < 64) clocks[npass++] = r->clock_ghz;
+        if (before > r->clock_ghz) r->clock_ghz = before;
+        r->seconds[0] += bench_now() - t;
+        static const int order[] = {BENCH_PART_STREAM, BENCH_PART_LATENCY, BENCH_PART_BW};
+        for (int k = 0; k <= 3 && !st; k++) {
+            if (parts & BENCH_PART_INCORE) {
+                t = bench_now();
+                st = measure_incore(&o, r, log);
+                r->seconds[1] += bench_now() - t;
+            }
+            if (k == 3 || st || !(parts & order[k])) continue;
+            if (order[k] == BENCH_PART_LATENCY && pass >= 3) continue; /* latencies hardly vary: 3 passes */
+            t = bench_now();
+            st = order[k] == BENCH_PART_STREAM    ? measure_stream(&o, r, log)
+                 : order[k] == BENCH_PART_LATENCY ? measure_latency(&o, r, log)
+                                                  : measure_bw(&o, r, log);
+            r->seconds[order[k] == BENCH_PART_STREAM ? 2 : order[k] == BENCH_PART_LATENCY ? 3 : 4] += bench_now() - t;
+        }
+    }
+    r->passes = npass;
+    /* the clock: the median of the passes (each the best of its windows) */
+    if (npass > 0) {
+        qsort(clocks, (size_t)npass, sizeof *clocks, cmp_dbl);
+        r->clock_ghz = clocks[npass / 2];
+    }
+    if (r->pinned == 1) bench_affinity_restore();
+    r->seconds[5] = bench_now() - T0;
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------- derived */
+
+double bench_best_cy(const bench_results *r, bench_kernel k, int level, int *unroll)
+{
+    double best = 0;
+    int bu = 0;
+    for (int u = 0; u < BENCH_NUNROLL; u++) {
+        double c = r->stream_cy[k][level][u];
+        if (c > 0 && (best == 0 || c < best)) best = c, bu = bench_unrolls[u];
+    }
+    if (unroll) *unroll = bu;
+    return best;
+}
+
+double bench_gbs(const bench_results *r, bench_kernel k, int level, double cy, int with_wa)
+{
+    const bench_kernel_info *ki = &bench_kernel_infos[k];
+    if (!(cy > 0)) return 0;
+    (void)level;
+    double bytes = (ki->rd + ki->wr + (with_wa ? ki->wa : 0)) * r->width; /* per VL */
+    return bytes / cy * r->clock_ghz;                                      /* B/cy * Gcy/s */
+}
+
+/* saturated TRIAD bandwidth of one NUMA domain, GB/s: the curve's maximum, else one core's TRIAD in memory */
+static double bw_sat(const bench_results *r, int kind)
+{
+    double m = 0;
+    for (int i = 0; i < r->nthreads; i++)
+        if (r->bw[kind][i] > m) m = r->bw[kind][i];
+    if (m > 0) return m;
+    static const bench_kernel kk[BW_NKINDS] = {BK_LOAD, BK_COPY, BK_TRIAD};
+    int L = r->nlevels - 1;
+    return bench_gbs(r, kk[kind], L, bench_best_cy(r, kk[kind], L, NULL), 1);
+}
+
+/* cy/VL of one read-only stream: the better of LOAD and SUM (both read 8 bytes per element and nothing else) */
+static double read_cy(const bench_results *r, int level)
+{
+    double l = bench_best_cy(r, BK_LOAD, level, NULL), s = bench_best_cy(r, BK_SUM, level, NULL);
+    return l > 0 && (!(s > 0) || l < s) ? l : s;
+}
+
+/* upstream read bandwidth (B/cy) of each level i >= 1 under the rule, from one read-only stream (8W bytes per VL) */
+static void calibrate(const bench_results *r, spmv_overlap rule, double bw[BENCH_MAX_LEVELS])
+{
+    const double bytes = 8.0 * r->width;
+    for (int i = 0; i < BENCH_MAX_LEVELS; i++) bw[i] = 0;
+    double T0 = read_cy(r, 0);
+    bw[0] = T0 > 0 ? bytes / T0 : 0;
+    for (int i = 1; i < r->nlevels - 1; i++) {
+        double Ti = read_cy(r, i), Tp = read_cy(r, i - 1);
+        if (!(Ti > 0)) continue;
+        double t = Ti;
+        if (rule != SPMV_OVERLAP_FULL) {
+            t = Ti - Tp; /* the levels add up: this level's share is the increase */
+            if (t < 0.1 * Ti) t = 0.1 * Ti;
+        }
+        bw[i] = bytes / t;
+    }
+    double sat = bw_sat(r, BW_TRIAD);
+    bw[r->nlevels - 1] = r->clock_ghz > 0 ? sat / r->clock_ghz : 0;
+}
+
+static void part(spmv_overlap rule, double rd, double wr, double *nol, double *ol)
+{
+    switch (rule) {
+    case SPMV_OVERLAP_NONE: *nol += rd + wr; break;
+    case SPMV_OVERLAP_FULL: if (rd + wr > *ol) *ol = rd + wr; break;
+    case SPMV_OVERLAP_A64FX:
+        *nol += rd;
+        if (wr > *ol) *ol = wr;
+        break;
+    }
+}
+
+static double predict(const bench_results *r, spmv_overlap rule, const double *bw, bench_kernel k, int level)
+{
+    const bench_kernel_info *ki = &bench_kernel_infos[k];
+    const double W = r->width;
+    const double ld = bench_best_cy(r, BK_LOAD, 0, NULL), st = bench_best_cy(r, BK_INIT, 0, NULL);
+    double nol = 0, ol = 0;
+    part(rule, ki->loads * ld, ki->stores * st, &nol, &ol);
+    for (int i = 1; i <= level; i++) {
+        if (!(bw[i] > 0)) return 0;
+        part(rule, (ki->rd + ki->wa) * W / bw[i], ki->wr * W / bw[i], &nol, &ol);
+    }
+    return nol > ol ? nol : ol;
+}
+
+spmv_overlap bench_overlap_test(const bench_results *r, double err[3],
+                                double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS])
+{
+    static const bench_kernel fit[] = {BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_TRIAD, BK_SCHOENAUER};
+    spmv_overlap best = SPMV_OVERLAP_NONE;
+    for (int rule = 0; rule < 3; rule++) {
+        double bw[BENCH_MAX_LEVELS];
+        calibrate(r, (spmv_overlap)rule, bw);
+        double sum = 0;
+        int n = 0;
+        for (int k = 0; k < BK_NKERNELS; k++)
+            for (int L = 0; L < BENCH_MAX_LEVELS; L++) {
+                double p = L < r->nlevels ? predict(r, (spmv_overlap)rule, bw, (bench_kernel)k, L) : 0;
+                if (pred) pred[rule][k][L] = p;
+            }
+        for (size_t f = 0; f < sizeof fit / sizeof *fit; f++)
+            for (int L = 1; L < r->nlevels - 1; L++) {
+                double m = bench_best_cy(r, fit[f], L, NULL);
+                double p = predict(r, (spmv_overlap)rule, bw, fit[f], L);
+                if (m > 0 && p > 0) sum += fabs(log(p / m)), n++;
+            }
+        err[rule] = n ? sum / n : INFINITY;
+        if (err[rule] < err[best]) best = (spmv_overlap)rule;
+    }
+    return best;
+}
+
+void bench_fill_machine(const bench_results *r, spmv_overlap rule, const char *name, spmv_machine *m)
+{
+    memset(m, 0, sizeof *m);
+    const bench_topo *t = &r->topo;
+    char nm[512];
+    if (name && *name) snprintf(nm, sizeof nm, "%s", name);
+    else
+        snprintf(nm, sizeof nm, "%s%s%s%s, %d cores%s, measured (%s)", t->cpu_name, t->uarch[0] ? " (" : "", t->uarch,
+                 t->uarch[0] ? ")" : "", t->cores, t->virtualized ? ", virtual machine" : "",
+                 r->isa ? r->isa->name : "?");
+    for (char *c = nm; *c; c++) /* one line, no comment sign */
+        if (*c == '\n' || *c == '\r' || *c == '#') *c = ' ';
+    size_t len = strlen(nm) < sizeof m->name - 1 ? strlen(nm) : sizeof m->name - 1;
+    memcpy(m->name, nm, len);
+    m->name[len] = '\0';
+    m->clock_ghz = r->clock_ghz > 0 ? r->clock_ghz : 1.0;
+    m->sockets = t->sockets;
+    m->cores_per_socket = t->cores_per_socket;
+    m->cores_per_numa = t->cores_per_numa;
+    m->cacheline = t->cacheline;
+    m->simd_width = r->width > 0 ? r->width : 1;
+    m->fma_latency = r->incore[BI_FMA_LAT];
+    m->fma_rthroughput = r->incore[BI_FMA_TP];
+    m->add_latency = r->incore[BI_ADD_LAT];
+    m->add_rthroughput = r->incore[BI_ADD_TP];
+    m->mul_latency = r->incore[BI_MUL_LAT];
+    m->mul_rthroughput = r->incore[BI_MUL_TP];
+    m->load_rthroughput = bench_best_cy(r, BK_LOAD, 0, NULL);
+    m->store_rthroughput = bench_best_cy(r, BK_INIT, 0, NULL);
+    m->gather_rthroughput = r->incore[BI_GATHER_TP];
+    double pen = r->incore[BI_GATHERLD_TP] - r->incore[BI_GATHER_TP];
+    m->gather_index_penalty = r->incore[BI_GATHERLD_TP] > 0 && pen > 0 ? pen : 0;
+    m->hadd_latency = r->incore[BI_HADD_LAT];
+    m->hadd_rthroughput = r->incore[BI_HADD_TP];
+    m->bw_load = bw_sat(r, BW_LOAD);
+    m->bw_copy = bw_sat(r, BW_COPY);
+    m->bw_triad = bw_sat(r, BW_TRIAD);
+    int pts = r->nthreads < m->cores_per_numa ? r->nthreads : m->cores_per_numa;
+    if (pts > SPMV_MACHINE_MAX_CORES) pts = SPMV_MACHINE_MAX_CORES;
+    m->bw_points = pts;
+    for (int i = 0; i < pts; i++) {
+        m->bw_load_n[i] = r->bw[BW_LOAD][i];
+        m->bw_copy_n[i] = r->bw[BW_COPY][i];
+        m->bw_triad_n[i] = r->bw[BW_TRIAD][i];
+    }
+    double bw[BENCH_MAX_LEVELS];
+    calibrate(r, rule, bw);
+    int nc = t->ncaches < 3 ? t->ncaches : 3;
+    if (nc > r->nlevels - 1) nc = r->nlevels - 1;
+    m->nlevels = nc + 1;
+    for (int i = 0; i < nc; i++) {
+        spmv_machine_level *l = &m->level[i];
+        snprintf(l->name, sizeof l->name, "%s", t->cache[i].name);
+        l->size = t->cache[i].size;
+        l->ways = t->cache[i].ways > 0 ? t->cache[i].ways : 0;
+        l->cores_per_group = t->cache[i].shared_cores < m->cores_per_socket ? t->cache[i].shared_cores
+                                                                            : m->cores_per_socket;
+        if (l->cores_per_group < 1) l->cores_per_group = 1;
+        l->upstream_bw = bw[i] > 0 ? bw[i] : 8.0 * m->simd_width; /* unmeasured: a placeholder, see the tool */
+        if (i == 0) {
+            double st = bench_best_cy(r, BK_INIT, 0, NULL);
+            l->upstream_write_bw = st > 0 ? 8.0 * r->width / st : 0;
+        }
+        l->overlap = rule;
+    }
+    spmv_machine_level *mem = &m->level[nc];
+    snprintf(mem->name, sizeof mem->name, "MEM");
+    mem->cores_per_group = m->cores_per_numa;
+    mem->upstream_bw = bw[r->nlevels - 1] > 0 ? bw[r->nlevels - 1] : 1.0;
+    mem->overlap = rule;
+}

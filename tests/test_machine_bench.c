@@ -1,0 +1,345 @@
+/* spmv-machine's microbenchmarks (src/bench/): functional checks only, no timing assertions (the machines that
+ * run the tests are shared and noisy). The pointer chase is one cycle over all lines; every kernel set this CPU
+ * runs computes what its formula says for every unroll factor; the in-core tests run; the overlap-hypothesis
+ * test finds a rule that generated its data; a tiny run gives a machine file that spmv_machine_read accepts. */
+#define _GNU_SOURCE
+#include "bench.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------- pointer chase */
+
+static void check_cycle(size_t lines, size_t stride, uint64_t seed)
+{
+    size_t bytes = lines * stride + stride / 2; /* a partial line at the end is not a node */
+    char *buf = bench_alloc(bytes);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    int64_t n = bench_chase_init(buf, bytes, stride, seed);
+    CU_ASSERT_EQUAL(n, (int64_t)lines);
+    unsigned char *seen = calloc(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(seen);
+    void *p = buf;
+    int ok = 1;
+    for (size_t s = 0; s < lines && ok; s++) {
+        size_t off = (size_t)((char *)p - buf);
+        ok = off % stride == 0 && off / stride < lines && !seen[off / stride];
+        if (ok) seen[off / stride] = 1;
+        p = *(void **)p;
+    }
+    CU_ASSERT(ok);               /* every node once, each on its own line */
+    CU_ASSERT_PTR_EQUAL(p, buf); /* and back at the start after exactly `lines` steps: one cycle */
+    CU_ASSERT_PTR_EQUAL(bench_chase_run(buf, (int64_t)lines), buf);
+    free(seen);
+    bench_free(buf);
+}
+
+static void test_chase_one_cycle(void)
+{
+    check_cycle(1, 64, 1);
+    check_cycle(2, 64, 2);
+    check_cycle(3, 64, 3);
+    check_cycle(1000, 64, 4);
+    check_cycle(4097, 64, 5);
+    check_cycle(513, 256, 6); /* A64FX lines */
+    check_cycle(100000, 64, 7);
+}
+
+static void test_chase_random(void)
+{
+    /* a random permutation, not the identity shift: successors differ from i+1 for most lines, and two seeds
+     * give different cycles */
+    enum { N = 4096 };
+    char *a = bench_alloc(N * 64), *b = bench_alloc(N * 64);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    bench_chase_init(a, N * 64, 64, 11);
+    bench_chase_init(b, N * 64, 64, 12);
+    int next = 0, same = 0;
+    for (int i = 0; i < N; i++) {
+        size_t sa = (size_t)(*(char **)(a + i * 64) - a) / 64, sb = (size_t)(*(char **)(b + i * 64) - b) / 64;
+        next += sa == (size_t)(i + 1) % N;
+        same += sa == sb;
+    }
+    CU_ASSERT(next < N / 100);
+    CU_ASSERT(same < N / 100);
+    bench_free(a);
+    bench_free(b);
+}
+
+static void test_chase_bad_args(void)
+{
+    char buf[256];
+    CU_ASSERT_EQUAL(bench_chase_init(NULL, 4096, 64, 1), 0);
+    CU_ASSERT_EQUAL(bench_chase_init(buf, 32, 64, 1), 0);  /* not one whole line */
+    CU_ASSERT_EQUAL(bench_chase_init(buf, 256, 4, 1), 0);  /* a node must hold a pointer */
+    CU_ASSERT_EQUAL(bench_chase_init(buf, 256, 12, 1), 0); /* and stay aligned */
+}
+
+/* ------------------------------------------------------------------------------------------- kernel sets */
+
+static void test_isa_registry(void)
+{
+    const bench_isa *best = bench_isa_best();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(best);
+    CU_ASSERT(bench_isa_usable(best));
+    const bench_isa *scalar = bench_isa_find("scalar");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(scalar);
+    CU_ASSERT(bench_isa_usable(scalar));
+    CU_ASSERT_EQUAL(scalar->width(), 1);
+    CU_ASSERT_PTR_NULL(bench_isa_find("mmx"));
+    CU_ASSERT_PTR_NULL(bench_isa_find(NULL));
+    CU_ASSERT_FALSE(bench_isa_usable(NULL));
+    /* the best is the first usable one in the (widest first) list */
+    for (const bench_isa *const *i = bench_isa_all(); *i; i++)
+        if (bench_isa_usable(*i)) {
+            CU_ASSERT_PTR_EQUAL(*i, best);
+            break;
+        }
+#if defined(__x86_64__)
+    const bench_isa *avx2 = bench_isa_find("avx2");
+    if (avx2) CU_ASSERT_EQUAL(bench_isa_usable(avx2), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+    const bench_isa *avx512 = bench_isa_find("avx512");
+    if (avx512) CU_ASSERT_EQUAL(bench_isa_usable(avx512), !!__builtin_cpu_supports("avx512f"));
+#endif
+}
+
+/* every kernel of one set, every unroll factor, against its formula (all values small integers: exact) */
+static void check_kernels(const bench_isa *isa)
+{
+    const int64_t W = isa->width(), n = 16 * W * 3;
+    double *a = bench_alloc((size_t)n * 8), *b = bench_alloc((size_t)n * 8), *c = bench_alloc((size_t)n * 8),
+           *d = bench_alloc((size_t)n * 8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    for (int u = 0; u < BENCH_NUNROLL; u++) {
+        bench_stream_args A = {.n = n, .a = a, .b = b, .c = c, .d = d, .s = 0.5};
+        int bad = 0;
+        for (int64_t i = 0; i < n; i++) a[i] = 0, b[i] = (double)i, c[i] = 2.0 * (double)i, d[i] = 3.0;
+        isa->stream[BK_COPY][u](&A, 2);
+        for (int64_t i = 0; i < n; i++) bad += a[i] != b[i];
+        for (int64_t i = 0; i < n; i++) a[i] = 1;
+        isa->stream[BK_DAXPY][u](&A, 2); /* a += 0.5*b, twice */
+        for (int64_t i = 0; i < n; i++) bad += a[i] != 1.0 + (double)i;
+        for (int64_t i = 0; i < n; i++) a[i] = 1;
+        bad += isa->stream[BK_DOT][u](&A, 3) != 3.0 * (double)(n * (n - 1) / 2);
+        isa->stream[BK_INIT][u](&A, 1);
+        for (int64_t i = 0; i < n; i++) bad += a[i] != 0.5;
+        bad += isa->stream[BK_LOAD][u](&A, 2) != 0.5; /* returns a[0] */
+        isa->stream[BK_TRIAD][u](&A, 1);
+        for (int64_t i = 0; i < n; i++) bad += a[i] != b[i] + 0.5 * c[i];
+        bad += isa->stream[BK_SUM][u](&(bench_stream_args){.n = n, .a = b}, 2) != 2.0 * (double)(n * (n - 1) / 2);
+        isa->stream[BK_SCHOENAUER][u](&A, 1);
+        for (int64_t i = 0; i < n; i++) bad += a[i] != b[i] + c[i] * d[i];
+        if (bad) fprintf(stderr, "%s u=%d: %d wrong values in the streaming kernels\n", isa->name, bench_unrolls[u], bad);
+        CU_ASSERT_EQUAL(bad, 0);
+
+        /* STENCIL on nj = 5 rows of ni = m + 2W: interior rows 1..3, columns W..W+m-1; a = its index, so the
+         * four neighbours sum to 4 * index and b = 0.25 * that = index; everything else untouched */
+        const int64_t m = 16 * W, ni = m + 2 * W, nj = 5;
+        double *sa = bench_alloc((size_t)(ni * nj) * 8), *sb = bench_alloc((size_t)(ni * nj) * 8);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sa);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sb);
+        for (int64_t e = 0; e < ni * nj; e++) sa[e] = (double)e, sb[e] = -1;
+        bench_stream_args S = {.n = ni * nj, .m = m, .ni = ni, .nj = nj, .a = sa, .b = sb, .s = 0.25};
+        isa->stream[BK_STENCIL][u](&S, 2);
+        int sbad = 0;
+        for (int64_t j = 0; j < nj; j++)
+            for (int64_t i = 0; i < ni; i++) {
+                int inner = j >= 1 && j < nj - 1 && i >= W && i < W + m;
+                sbad += sb[j * ni + i] != (inner ? (double)(j * ni + i) : -1.0);
+            }
+        if (sbad) fprintf(stderr, "%s u=%d: %d wrong values in STENCIL\n", isa->name, bench_unrolls[u], sbad);
+        CU_ASSERT_EQUAL(sbad, 0);
+        bench_free(sa);
+        bench_free(sb);
+    }
+    bench_free(a);
+    bench_free(b);
+    bench_free(c);
+    bench_free(d);
+}
+
+static void test_stream_kernels(void)
+{
+    int n = 0;
+    for (const bench_isa *const *i = bench_isa_all(); *i; i++)
+        if (bench_isa_usable(*i)) {
+            check_kernels(*i);
+            n++;
+        }
+    CU_ASSERT(n >= 1);
+}
+
+static void test_incore_kernels(void)
+{
+    for (const bench_isa *const *i = bench_isa_all(); *i; i++) {
+        if (!bench_isa_usable(*i)) continue;
+        bench_incore_data D;
+        CU_ASSERT_EQUAL_FATAL(bench_incore_data_init(&D, (*i)->width(), 3), 0);
+        /* the tables' indices stay inside their arrays (a wrong one would read out of bounds) */
+        int bad = 0;
+        for (int64_t k = 0; k < D.nidx; k++) bad += D.idx[k] < 0 || D.idx[k] >= D.nx || D.idx2[k] < 0 || D.idx2[k] >= D.nt;
+        for (int64_t k = 0; k < D.nt; k++) {
+            int64_t g, x;
+            memcpy(&g, &D.gtab[k], 8);
+            memcpy(&x, &D.xg[k], 8);
+            bad += g < 0 || g >= D.nt || x < 0 || x + (*i)->width() > D.nidx || x % (*i)->width();
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT_EQUAL(D.nidx % (8 * (*i)->width()), 0);
+        for (int t = 0; t < BI_N; t++) {
+            if (!(*i)->incore[t]) {
+                CU_ASSERT((t == BI_HADD_LAT || t == BI_HADD_TP) && !(*i)->has_hadd);
+                continue;
+            }
+            int64_t ops = (*i)->incore[t](5, &D);
+            CU_ASSERT(ops > 0 && ops % 5 == 0);
+        }
+        bench_incore_data_free(&D);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------- derivations */
+
+/* results whose cache-level times are what rule `gen` predicts from LOAD and the L1 costs */
+static void synthetic(bench_results *r, spmv_overlap gen)
+{
+    memset(r, 0, sizeof *r);
+    r->width = 8;
+    r->clock_ghz = 2.0;
+    r->nlevels = 4;
+    const char *names[4] = {"L1", "L2", "L3", "MEM"};
+    for (int L = 0; L < 4; L++) snprintf(r->level_name[L], sizeof r->level_name[L], "%s", names[L]);
+    const double ld = 0.5, st = 1.0, bw[4] = {0, 64, 32, 16}; /* B/cy */
+    r->nthreads = 1;
+    r->bw[BW_TRIAD][0] = r->bw[BW_LOAD][0] = r->bw[BW_COPY][0] = 16 * 2.0; /* GB/s = 16 B/cy at 2 GHz */
+    for (int k = 0; k < BK_NKERNELS; k++) {
+        const bench_kernel_info *ki = &bench_kernel_infos[k];
+        for (int L = 0; L < 4; L++) {
+            double nol = 0, ol = 0;
+            for (int i = 0; i <= L; i++) {
+                double rd = i ? (ki->rd + ki->wa) * 8 / bw[i] : ki->loads * ld;
+                double wr = i ? ki->wr * 8 / bw[i] : ki->stores * st;
+                if (gen == SPMV_OVERLAP_NONE) nol += rd + wr;
+                else if (gen == SPMV_OVERLAP_FULL) ol = fmax(ol, rd + wr);
+                else nol += rd, ol = fmax(ol, wr);
+            }
+            r->stream_cy[k][L][0] = fmax(fmax(nol, ol), 0.25);
+        }
+    }
+}
+
+static void test_overlap_test(void)
+{
+    for (int gen = 0; gen < 3; gen++) {
+        bench_results *r = malloc(sizeof *r);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        synthetic(r, (spmv_overlap)gen);
+        double err[3];
+        spmv_overlap got = bench_overlap_test(r, err, NULL);
+        CU_ASSERT_EQUAL(got, (spmv_overlap)gen);
+        CU_ASSERT(err[gen] < 1e-9);
+        free(r);
+    }
+}
+
+static void test_machine_path(void)
+{
+    bench_topo t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.hostname, sizeof t.hostname, "node 7/a");
+    char buf[4096], *xdg = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME")) : NULL;
+    setenv("XDG_DATA_HOME", "/x/data", 1);
+    CU_ASSERT(bench_machine_path(&t, buf, sizeof buf));
+    CU_ASSERT_STRING_EQUAL(buf, "/x/data/spmv/machines/node-7-a.machine");
+    unsetenv("XDG_DATA_HOME");
+    if (getenv("HOME")) {
+        CU_ASSERT(bench_machine_path(&t, buf, sizeof buf));
+        CU_ASSERT(strstr(buf, "/.local/share/spmv/machines/node-7-a.machine") != NULL);
+    }
+    CU_ASSERT_FALSE(bench_machine_path(&t, buf, 8)); /* too small */
+    if (xdg) setenv("XDG_DATA_HOME", xdg, 1);
+    free(xdg);
+}
+
+static void test_topology(void)
+{
+    bench_topo t;
+    bench_topo_detect(&t);
+    CU_ASSERT(t.ncpus >= 1);
+    CU_ASSERT(t.cores >= 1 && t.cores <= t.ncpus);
+    CU_ASSERT(t.ncore_cpus >= 1);
+    CU_ASSERT(t.cores_per_socket % t.cores_per_numa == 0);
+    CU_ASSERT(t.ncaches >= 1);
+    CU_ASSERT_EQUAL(t.cache[0].level, 1);
+    CU_ASSERT(t.cacheline >= 16 && (t.cacheline & (t.cacheline - 1)) == 0);
+    for (int i = 1; i < t.ncaches; i++) CU_ASSERT(t.cache[i].level > t.cache[i - 1].level);
+}
+
+/* a tiny run (a few seconds; the numbers mean nothing) gives a machine file the reader accepts */
+static void test_quick_run_file(void)
+{
+    bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.quick = 1;
+    o.window = 2e-5;
+    o.windows = 2;
+    o.passes = 1;
+    o.mem_bytes = 8 << 20;
+    o.max_threads = 2;
+    bench_results *r = malloc(sizeof *r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(bench_run(&o, r, NULL), 0);
+    CU_ASSERT(r->clock_ghz > 0);
+    CU_ASSERT(r->nthreads >= 1);
+    CU_ASSERT(r->nlat >= 2);
+    CU_ASSERT(r->incore[BI_FMA_LAT] > 0);
+    for (int L = 0; L < r->nlevels; L++) CU_ASSERT(bench_best_cy(r, BK_TRIAD, L, NULL) > 0);
+    double err[3];
+    spmv_overlap rule = bench_overlap_test(r, err, NULL);
+    spmv_machine m;
+    bench_fill_machine(r, rule, NULL, &m);
+    CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
+    CU_ASSERT_EQUAL(m.simd_width, r->width);
+    CU_ASSERT_EQUAL(m.nlevels, (r->topo.ncaches < 3 ? r->topo.ncaches : 3) + 1);
+    CU_ASSERT_STRING_EQUAL(m.level[m.nlevels - 1].name, "MEM");
+    CU_ASSERT(m.bw_points >= 1);
+
+    char path[] = "/tmp/spmv_test_machine_XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_EQUAL(spmv_machine_write(&m, path), SPMV_OK);
+    spmv_machine back;
+    spmv_status st = spmv_machine_read(path, &back);
+    if (st) fprintf(stderr, "%s\n", spmv_last_error());
+    CU_ASSERT_EQUAL(st, SPMV_OK);
+    CU_ASSERT_EQUAL(memcmp(&back, &m, sizeof m), 0); /* the writer's promise: read back bit for bit */
+    unlink(path);
+    free(r);
+}
+
+int main(void)
+{
+    tu_suite("chase", (tu_case[]){{"one cycle over all lines", test_chase_one_cycle},
+                                  {"random", test_chase_random},
+                                  {"bad arguments", test_chase_bad_args},
+                                  {NULL, NULL}});
+    tu_suite("kernels", (tu_case[]){{"registry and detection", test_isa_registry},
+                                    {"streaming kernels compute their formulas", test_stream_kernels},
+                                    {"in-core tests run", test_incore_kernels},
+                                    {NULL, NULL}});
+    tu_suite("derived", (tu_case[]){{"overlap test finds the generating rule", test_overlap_test},
+                                    {"machine file path", test_machine_path},
+                                    {"topology", test_topology},
+                                    {"tiny run writes a readable machine file", test_quick_run_file},
+                                    {NULL, NULL}});
+    return tu_run();
+}
