@@ -197,9 +197,10 @@ SPMV_API spmv_status spmv_rcm(const spmv_crs *A, int32_t *perm, int32_t *iperm);
 
 /* Build options. Start from spmv_sell_opts_default() and change fields. */
 typedef struct spmv_sell_opts {
-    int32_t C;        /* chunk height C >= 1 (rows per chunk) */
+    int32_t C;        /* chunk height C >= 1 (rows per chunk); 0 = auto: the choice spmv-tune recorded for a
+                         matching matrix on this machine, else the model's default (see spmv_tune_auto_params) */
     int32_t sigma;    /* sorting window sigma >= 1: rows sorted by descending length inside windows of sigma rows;
-                         1 = no sorting, >= rows = global sort */
+                         1 = no sorting, >= rows = global sort; 0 = auto (as for C) */
     int32_t unroll;   /* chunk lengths rounded up to a multiple of this (>= 1; 1 = no rounding) */
     int permuted;     /* 0: x and y in the original order (default); 1: x and y in the permuted order (for a
                          square matrix the columns are permuted alike, A' = P A P^T; for a rectangular one only
@@ -238,7 +239,8 @@ typedef struct spmv_sell {
 
 /* Convert CRS to SELL-C-sigma. The arrays are first touched by the thread partition the multiply uses (above 2^15
  * stored entries; smaller matrices are filled by one thread).
- * Errors: SPMV_ERR_ARG (NULL, C < 1, sigma < 1, unroll < 1, nthreads < 0, rcm on a non-square matrix),
+ * C = 0 or sigma = 0 picks the parameters automatically (SPMV_VERBOSE=1 says which: recorded or model).
+ * Errors: SPMV_ERR_ARG (NULL, C < 0, sigma < 0, unroll < 1, nthreads < 0, rcm on a non-square matrix),
  * SPMV_ERR_NOMEM, SPMV_ERR_OVERFLOW (stored entries exceed INT64 offsets, never in practice),
  * SPMV_ERR_UNSUPPORTED (rcm without SuiteSparse), SPMV_ERR_ARCH (SPMV_ARCH names an unavailable family). */
 SPMV_API spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **S);
@@ -616,9 +618,10 @@ SPMV_API int spmv_model_format(const spmv_model *md, double measured_gflops, con
  *   order: original|permuted                                          vector order measured (optional: original)
  *   C: N   sigma: N   rcm: on|off   threads: N                       the choice
  *   gflops: X   limit gflops: X   crs gflops: X   conversion: X s   date: TEXT     measurements (optional)
- * Every key at most once per record, all but the optional ones required. Numbers are written with 17 significant
- * digits. A record matches when cpu, isa and cores and the whole fingerprint are equal; storing replaces the
- * record with the same machine, fingerprint and order. */
+ * Every key at most once per record, all but the optional ones required; '#' in free text is written as a blank.
+ * nzr mean is written with 17 significant digits (it reads back exactly), measurements with 6. A record matches
+ * when cpu, isa and cores and the whole fingerprint are equal; storing replaces the record with the same machine,
+ * fingerprint and order. */
 
 /* The machine a choice is made on. */
 typedef struct spmv_tune_host {
@@ -713,7 +716,7 @@ SPMV_API spmv_status spmv_tune_stored(const spmv_crs *A, int32_t C, int32_t sigm
  * (AVX-512: w 8, mve 2, FMA latency 4 cy, gather 5 cy; SVE: w = VL, mve 1, FMA latency 9 cy, gather 6 cy (the
  * A64FX); reference: w 1, mve 1, FMA latency 4 cy, 3 scalar loads of 0.5 cy). Errors: SPMV_ERR_ARG (NULL C),
  * SPMV_ERR_ARCH. */
-SPMV_API spmv_status spmv_tune_default_C(const spmv_machine *m, int32_t *C);
+SPMV_API spmv_status spmv_tune_default_chunk_height(const spmv_machine *m, int32_t *C);
 
 /* Model default for sigma: the smallest window of spmv_tune_sigma_list(C, rows) whose padding is within 1 % of nnz
  * of the padding a global sort leaves: (stored(sigma) - stored(rows)) <= 0.01 nnz. A larger window only scatters
@@ -725,7 +728,7 @@ SPMV_API spmv_status spmv_tune_default_sigma(const spmv_crs *A, int32_t C, int32
 typedef enum spmv_tune_source {
     SPMV_TUNE_GIVEN = 0,     /* both C and sigma were set by the caller: nothing to do */
     SPMV_TUNE_RECORDED = 1,  /* the database's choice for this matrix on this machine */
-    SPMV_TUNE_MODEL = 2      /* spmv_tune_default_C / spmv_tune_default_sigma */
+    SPMV_TUNE_MODEL = 2      /* spmv_tune_default_chunk_height / spmv_tune_default_sigma */
 } spmv_tune_source;
 
 /* Resolve "auto" parameters in place: o->C == 0 and/or o->sigma == 0 are replaced by the recorded choice for A on
@@ -767,7 +770,9 @@ typedef enum spmv_tune_state {
 
 /* One configuration of the search. */
 typedef struct spmv_tune_point {
-    int32_t stage;        /* 0 CRS baseline, 1 C sweep, 2 sigma sweep, 3 RCM, 4 threads, 5 full grid */
+    int32_t stage;        /* 0 CRS baseline, 1 C sweep, 2 sigma sweep, 3 RCM, 4 threads, 5 full grid, 6 the final
+                             comparison (the choice and CRS at its thread count, timed alternately), 7 a point below
+                             half the best built and timed again (noise on a busy machine), before the threads */
     int is_crs;           /* 1: CRS (C, sigma, rcm unused) */
     int32_t C, sigma;
     int rcm;
@@ -795,11 +800,14 @@ typedef struct spmv_tune_opts {
                              what is left is SKIPPED; the CRS baseline and one SELL point always run */
     double run_time;      /* seconds per timed run (default 0.1; repetitions calibrated to it) */
     int32_t runs;         /* timed runs per point, the median counts (default 5) */
-    int32_t max_threads;  /* largest thread count (0 = omp_get_max_threads()); threads swept: 1, 2, 4, ..., max */
+    int32_t max_threads;  /* largest thread count (0 = omp_get_max_threads()), at most one thread per 8192 nonzeros
+                             (as the library's default partition); threads swept: 1, 2, 4, ..., max */
     int rcm;              /* 1 (default): also try RCM (square matrices); 0: no */
     int permuted;         /* vector order of every SELL point and of the result (spmv_sell_opts.permuted; default 0) */
-    int full;             /* 0 (default): staged search (C at the default sigma, then sigma at the best C, then RCM,
-                             then threads); 1: every C x sigma x RCM at max threads, then threads */
+    int full;             /* 0 (default): staged search: every C at its default sigma; the sigma list at the best C;
+                             RCM at that C (the best sigma, then the list; after two RCM windows that both lose by
+                             more than 20 % the rest is SKIPPED); then the threads. 1: every C x sigma x RCM at max
+                             threads, then the threads */
     const int32_t *C_list;/* chunk heights to sweep; NULL (default): spmv_tune_chunk_heights */
     int32_t nC;
     const spmv_machine *machine; /* for the limits and the pruning; NULL (default): neither */
@@ -820,8 +828,8 @@ SPMV_API spmv_tune_opts spmv_tune_opts_default(void);
 
 typedef struct spmv_tune_result {
     spmv_sell_opts opts;  /* the choice: C, sigma, rcm, nthreads, permuted (unroll 1) */
-    spmv_tune_point best; /* its measurement at opts.nthreads */
-    spmv_tune_point crs;  /* CRS at opts.nthreads */
+    spmv_tune_point best; /* its measurement at opts.nthreads (the final comparison, stage 6) */
+    spmv_tune_point crs;  /* CRS at opts.nthreads (the final comparison, stage 6) */
     double speedup;       /* crs.t_spmv / best.t_spmv */
     double break_even;    /* spmv_tune_break_even(best conversion time, crs.t_spmv, best.t_spmv) */
     int fast;             /* 1: the C values swept have fast kernels; 0: the reference kernel (any C) */

@@ -6,6 +6,9 @@ pkgs=(cmake make gcc pkg-config libsuitesparse-dev libcunit1-dev libjansson-dev)
 # come from Debian's arm64 packages through multiarch (they co-install with the amd64 ones)
 [ "${SPMV_NO_SVE:-0}" = 1 ] || pkgs+=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
                                      libsuitesparse-dev:arm64 libcunit1-dev:arm64 libjansson-dev:arm64)
+# optional, at run time only: spmv-tune --plot draws its PNGs with gnuplot (without it the plots are skipped with a
+# message); SPMV_NO_GNUPLOT=1 leaves it out
+[ "${SPMV_NO_GNUPLOT:-0}" = 1 ] || pkgs+=(gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0

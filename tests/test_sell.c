@@ -723,7 +723,7 @@ static void test_arg_errors(void)
         int32_t C, sigma, unroll;
         int nthreads;
         const char *name;
-    } bad[] = {{0, 1, 1, 0, "opts->C"},        {-3, 1, 1, 0, "opts->C"},       {4, 0, 1, 0, "opts->sigma"},
+    } bad[] = {{-3, 1, 1, 0, "opts->C"},
                {4, -1, 1, 0, "opts->sigma"},   {4, 1, 0, 0, "opts->unroll"},   {4, 1, -2, 0, "opts->unroll"},
                {4, 1, 1, -1, "opts->nthreads"}};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {

@@ -1,5 +1,6 @@
 /* spmv-bench: time y = A*x for one matrix and one format, checked against a reference loop first. */
 #include "toolutil.h"
+#include "bench_suite.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +28,9 @@ static void usage(FILE *f)
             "  --machine FILE  machine file for the model's limits (default: the newest one spmv-machine wrote\n"
             "                  under $XDG_DATA_HOME/spmv/machines)\n"
             "  --model         print the whole model (alpha, code balance, roofline, ECM contributions)\n"
+            "  --auto          SELL parameters recorded by spmv-tune for this matrix and machine (else the model's)\n"
             "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies.\n");
+    bench_suite_usage(f);
 }
 
 typedef struct {
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
     long tlist[64];
     int nt = 0;
     double target = 0.2;
-    int permuted = 0, model = 0;
+    int permuted = 0, model = 0, autoopt = 0;
     const char *machine_path = NULL;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
@@ -135,6 +138,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--machine") && v) {
             machine_path = v;
             i++;
+        } else if (!strcmp(a, "--auto")) {
+            autoopt = 1;
+        } else if (!strcmp(a, "--suite")) {
+            return bench_suite_main(prog, argc - i - 1, argv + i + 1);
         } else if (!strcmp(a, "--model")) {
             model = 1;
         } else if (!strcmp(a, "--permuted")) {
@@ -179,6 +186,7 @@ int main(int argc, char **argv)
         o.unroll = (int32_t)unroll;
         o.permuted = permuted;
         o.nthreads = (int)threads;
+        if (autoopt && bench_auto_opts(prog, A, &o)) goto done;
         double t0 = tool_now();
         st = spmv_sell_from_crs(A, &o, &S);
         tconv = tool_now() - t0;

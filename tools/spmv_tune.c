@@ -1,1 +1,345 @@
-int main(void){return 0;}
+/* spmv-tune: find the fastest SELL-C-sigma configuration (C, sigma, RCM, threads) for this machine and a matrix,
+ * check every result against a reference loop, report each point against the model's limits (roofline and ECM),
+ * and record the choice for the library's "auto" parameters. A thin main over spmv_tune() (include/spmv.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "toolutil.h"
+#include "tune_machine.h"
+#include "tune_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const char *prog = "spmv-tune";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: spmv-tune [FILE.mtx | --hpcg NX[,NY,NZ]] [options]\n"
+            "Finds the fastest SELL-C-sigma configuration (C, sigma, RCM, threads) for this machine and the matrix,\n"
+            "checks every result against a reference loop, prints each point against the model's limits (roofline,\n"
+            "ECM) and records the choice (used by spmv_sell_from_crs with C = 0 / sigma = 0 and spmv-bench --auto).\n"
+            "Without a matrix: the built-in HPCG 27-point matrix, 128^3 as in the paper (160^3 or 192^3 when that is\n"
+            "less than 4x the last-level caches, smaller when memory is short): memory-bound on this machine.\n"
+            "  --max-time S    bound for the whole run in seconds (default 240)\n"
+            "  --time S        seconds per timed run (default 0.1); --runs N timed runs per point (default 5, median)\n"
+            "  -t N            largest thread count (default OMP_NUM_THREADS or all cores); swept 1, 2, 4, ..., N\n"
+            "  -C LIST         chunk heights to sweep, e.g. 8,16,32 (default: those with fast kernels on this CPU)\n"
+            "  --full          every C x sigma x RCM (default: staged: C, then sigma, then RCM, then threads)\n"
+            "  --no-rcm        do not try RCM\n"
+            "  --permuted      tune for x and y in SELL's permuted order (solvers that stay in it)\n"
+            "  --machine FILE  machine file for the model (default: this CPU's file in $XDG_DATA_HOME/spmv/machines,\n"
+            "                  made by `spmv-machine --quick` when missing; an estimate if that fails)\n"
+            "  --no-machine-run  do not run spmv-machine: use an estimate when there is no machine file\n"
+            "  --db PATH       tuning database (default $SPMV_TUNE_DB or $XDG_DATA_HOME/spmv/tuning/choices.txt)\n"
+            "  --no-record     do not record the choice\n"
+            "  --csv FILE      every point as CSV;  --json FILE  everything as JSON\n"
+            "  --plot DIR      PNG plots with gnuplot: DIR/threads.png, DIR/sigma.png\n"
+            "  -q              no progress bar\n");
+}
+
+/* ------------------------------------------------------------------------------------------- progress bar */
+
+typedef struct bar {
+    int on, drawn;
+} bar;
+
+static void progress(void *ctx, const spmv_tune_point *p, int32_t done, int32_t planned, double el, double budget)
+{
+    bar *b = ctx;
+    if (!b->on || (el < 1.0 && !b->drawn)) return; /* only sweeps longer than a second */
+    double frac = planned > 0 ? (double)done / planned : 0, tf = budget > 0 ? el / budget : 0;
+    if (tf > frac) frac = tf;
+    if (frac > 1) frac = 1;
+    enum { W = 28 };
+    char line[W + 1];
+    int k = (int)(frac * W + 0.5);
+    for (int i = 0; i < W; i++) line[i] = i < k ? '#' : '.';
+    line[W] = '\0';
+    char name[48];
+    tune_point_name(p, name, sizeof name);
+    fprintf(stderr, "\r[%s] %3d/%-3d %4.0f/%.0f s  %-8s %s%s%s %d thr\033[K", line, done, planned > done ? planned : done,
+            el, budget, tune_stage_name(p->stage), name, p->is_crs ? "" : p->rcm ? " RCM" : "", "", p->nthreads);
+    fflush(stderr);
+    b->drawn = 1;
+}
+
+/* ------------------------------------------------------------------------------------------- main */
+
+static int parse_seconds(const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || !*v || *end || !(x > lo && x <= hi)) {
+        fprintf(stderr, "%s: %s: '%s' is not a number of seconds in (%g, %g]\n", prog, opt, v ? v : "", lo, hi);
+        return 0;
+    }
+    *out = x;
+    return 1;
+}
+
+/* HPCG n^3 CRS bytes (8-byte values, 4-byte indices, 8-byte offsets) */
+static double hpcg_bytes(int n)
+{
+    double nnz = pow(3.0 * n - 2, 3), rows = (double)n * n * n;
+    return 12 * nnz + 8 * rows;
+}
+
+int main(int argc, char **argv)
+{
+    const double t_start = tool_now();
+    const char *spec = NULL, *machine_path = NULL, *db_opt = NULL, *csv = NULL, *json = NULL, *plot = NULL;
+    double max_time = 240, run_time = 0.1;
+    long runs = 5, threads = 0;
+    int full = 0, rcm = 1, permuted = 0, record = 1, quiet = 0, machine_run = 1;
+    int32_t Cl[16], nCl = 0;
+    char hpcgbuf[160];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--hpcg") && v) {
+            snprintf(hpcgbuf, sizeof hpcgbuf, "hpcg:%s", v);
+            spec = hpcgbuf;
+            i++;
+        } else if (!strcmp(a, "--max-time") && v) {
+            if (!parse_seconds(a, v, 0, 86400, &max_time)) return 2;
+            i++;
+        } else if (!strcmp(a, "--time") && v) {
+            if (!parse_seconds(a, v, 0, 60, &run_time)) return 2;
+            i++;
+        } else if (!strcmp(a, "--runs") && v) {
+            if (!tool_parse_int(prog, a, v, 1, 64, &runs)) return 2;
+            i++;
+        } else if (!strcmp(a, "-t") && v) {
+            if (!tool_parse_int(prog, a, v, 1, 4096, &threads)) return 2;
+            i++;
+        } else if (!strcmp(a, "-C") && v) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            nCl = 0;
+            for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                long c;
+                if (nCl == 16) {
+                    fprintf(stderr, "%s: -C: at most 16 values\n", prog);
+                    return 2;
+                }
+                if (!tool_parse_int(prog, "-C", tok, 1, 1 << 16, &c)) return 2;
+                Cl[nCl++] = (int32_t)c;
+            }
+            if (!nCl) {
+                fprintf(stderr, "%s: -C: give a list like 8,16,32\n", prog);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--full")) {
+            full = 1;
+        } else if (!strcmp(a, "--no-rcm")) {
+            rcm = 0;
+        } else if (!strcmp(a, "--permuted")) {
+            permuted = 1;
+        } else if (!strcmp(a, "--machine") && v) {
+            machine_path = v;
+            i++;
+        } else if (!strcmp(a, "--no-machine-run")) {
+            machine_run = 0;
+        } else if (!strcmp(a, "--db") && v) {
+            db_opt = v;
+            i++;
+        } else if (!strcmp(a, "--no-record")) {
+            record = 0;
+        } else if (!strcmp(a, "--csv") && v) {
+            csv = v;
+            i++;
+        } else if (!strcmp(a, "--json") && v) {
+            json = v;
+            i++;
+        } else if (!strcmp(a, "--plot") && v) {
+            plot = v;
+            i++;
+        } else if (!strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
+            usage(stderr);
+            return 2;
+        } else if (!spec) {
+            spec = a;
+        } else {
+            fprintf(stderr, "%s: more than one matrix given ('%s' and '%s')\n", prog, spec, a);
+            return 2;
+        }
+    }
+#ifdef _OPENMP
+    if (threads) omp_set_num_threads((int)threads);
+    threads = omp_get_max_threads();
+#else
+    threads = 1;
+#endif
+
+    /* this machine */
+    spmv_tune_host host;
+    spmv_status st = spmv_tune_host_get(&host);
+    if (st) {
+        tool_error(prog, st);
+        return 1;
+    }
+    int32_t Cs[16], nC = 0;
+    int fast = 0;
+    if ((st = spmv_tune_chunk_heights(Cs, 16, &nC, &fast))) {
+        tool_error(prog, st);
+        return 1;
+    }
+    printf("spmv-tune %s: the fastest SELL-C-σ for this machine and matrix\n", spmv_version());
+    char clist[128] = "";
+    const int32_t *CC = nCl ? Cl : Cs;
+    int32_t nCC = nCl ? nCl : nC;
+    for (int32_t k = 0; k < nCC; k++)
+        snprintf(clist + strlen(clist), sizeof clist - strlen(clist), "%s%d", k ? ", " : "", CC[k]);
+    double load = 0;
+    FILE *lf = fopen("/proc/loadavg", "r");
+    if (lf) {
+        if (fscanf(lf, "%lf", &load) != 1) load = 0;
+        fclose(lf);
+    }
+    printf("host         %s, %d cores, kernel family %s: ", host.cpu, host.cores, host.isa);
+    if (nCl) printf("sweeping C = %s (-C)\n", clist);
+    else if (fast) printf("fast kernels for C = %s\n", clist);
+    else printf("no fast kernel family on this CPU; sweeping the reference kernel over C = %s\n", clist);
+    if (load > 0.5 * host.cores)
+        printf("warning      load average %.1f on %d cores: other processes compete for the cores, so timings "
+               "(above all with several threads) will be noisy and low\n", load, host.cores);
+    fflush(stdout);
+
+    tune_machine *tm = calloc(1, sizeof *tm);
+    if (!tm) return 1;
+    if (tune_machine_get(prog, machine_path, machine_run, tm)) {
+        free(tm);
+        return 1;
+    }
+    printf("machine      %s\n             model name '%s': b_S %.1f GB/s (triad), %.1f GB/s (load), clock %.2f GHz\n",
+           tm->source, tm->m.name, tm->m.bw_triad, tm->m.bw_load, tm->m.clock_ghz);
+
+    /* the matrix */
+    char why[300] = "";
+    if (!spec) {
+        double llc = tune_llc_bytes(&tm->m), ram = tune_ram_bytes();
+        /* the paper's HPCG 128^3, larger when 128^3 is not 4x the last-level caches, smaller when memory is short */
+        static const int sizes[] = {128, 160, 192};
+        int n = 192;
+        for (int k = 0; k < 3; k++)
+            if (hpcg_bytes(sizes[k]) >= 4 * llc) {
+                n = sizes[k];
+                break;
+            }
+        while (n > 32 && ram > 0 && 3.5 * hpcg_bytes(n) > 0.5 * ram) n -= 32; /* CRS + two SELL copies + vectors */
+        snprintf(hpcgbuf, sizeof hpcgbuf, "hpcg:%d", n);
+        spec = hpcgbuf;
+        snprintf(why, sizeof why, "built-in, no matrix given: %.0f MB in CRS = %.0fx the %.0f MiB last-level cache, "
+                 "so memory-bound", hpcg_bytes(n) * 1e-6, llc > 0 ? hpcg_bytes(n) / llc : 0, llc / 1048576);
+    }
+    spmv_crs *A = NULL;
+    spmv_sell *S = NULL;
+    const char *name0;
+    double t = tool_now();
+    if (tool_load(prog, spec, &A, &name0)) {
+        free(tm);
+        return 1;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%s", name0);
+    double t_load = tool_now() - t;
+    spmv_tune_fingerprint fp;
+    spmv_tune_fingerprint_get(A, &fp);
+    printf("matrix       %s%s%s%s, %s in %.1f s\n             %d rows, %d cols, %lld nnz, N_nzr %.2f (min %d, max "
+           "%d)\n", name, why[0] ? " (" : "", why, why[0] ? ")" : "", strncmp(spec, "hpcg:", 5) ? "read" : "generated",
+           t_load, fp.rows, fp.cols, (long long)fp.nnz, fp.nzr_mean, fp.nzr_min, fp.nzr_max);
+    int rc = 1;
+    if (A->nnz < 1 || A->rows < 1 || A->cols < 1) {
+        fprintf(stderr, "%s: %s is empty (%d x %d, nnz %lld): nothing to tune\n", prog, name, A->rows, A->cols,
+                (long long)A->nnz);
+        goto done;
+    }
+
+    /* the database */
+    char db[4096] = "";
+    if (record) {
+        if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
+        else if (spmv_tune_db_path(db, sizeof db)) {
+            fprintf(stderr, "%s: %s: the choice will not be recorded (give --db PATH)\n", prog, spmv_last_error());
+            db[0] = '\0';
+        }
+    }
+
+    /* the search */
+    double budget = max_time - (tool_now() - t_start) - 3;
+    if (budget < 5) budget = 5;
+    spmv_tune_opts o = spmv_tune_opts_default();
+    o.budget = budget;
+    o.run_time = run_time;
+    o.runs = (int32_t)runs;
+    o.max_threads = (int32_t)threads;
+    o.rcm = rcm;
+    o.permuted = permuted;
+    o.full = full;
+    o.C_list = nCl ? Cl : NULL;
+    o.nC = nCl;
+    o.machine = tm->have ? &tm->m : NULL;
+    o.record = db[0] ? db : NULL;
+    o.label = name;
+    bar b = {!quiet && isatty(2), 0};
+    o.progress = progress;
+    o.ctx = &b;
+    long teff = threads; /* spmv_tune: at most one thread per 8192 nonzeros */
+    if (teff * 8192 > A->nnz) teff = A->nnz / 8192 > 1 ? (long)(A->nnz / 8192) : 1;
+    printf("search       %s, threads 1..%ld%s, %ld runs x %.2g s per point (median), budget %.0f s%s%s\n",
+           full ? "full grid (C x σ x RCM, then threads)" : "staged (C at the model's σ, σ at the best C, RCM, threads)",
+           teff, teff < threads ? " (one per 8192 nonzeros)" : "", runs, run_time, budget, rcm && A->rows == A->cols ? "" : ", no RCM",
+           permuted ? ", permuted order" : "");
+    fflush(stdout);
+    spmv_tune_result r;
+    st = spmv_tune(A, &o, &r, &S);
+    if (b.drawn) fprintf(stderr, "\r\033[K");
+    if (st && !(r.npoints > 0 && r.best.state == SPMV_TUNE_MEASURED && S)) {
+        tool_error(prog, st);
+        spmv_tune_result_free(&r);
+        goto done;
+    }
+    if (st) { /* recording failed; the result stands */
+        fprintf(stderr, "%s: the choice was not recorded: ", prog);
+        tool_error(prog, st);
+    }
+    tune_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.matrix = name;
+    rep.A = A;
+    rep.fp = fp;
+    rep.host = host;
+    rep.tm = tm;
+    rep.r = &r;
+    rep.S = S;
+    rep.db = o.record;
+    rep.permuted = permuted;
+    tune_print_table(stdout, &rep);
+    tune_print_recommendation(stdout, &rep);
+    rc = 0;
+    if (csv && tune_write_csv(prog, csv, &rep)) rc = 1;
+    if (plot && tune_write_plots(prog, plot, &rep)) rc = 1;
+    if (json && tune_write_json(prog, json, &rep, tool_now() - t_start)) rc = 1;
+    if (csv && !rc) printf("csv          %s\n", csv);
+    if (json && !rc) printf("json         %s\n", json);
+    printf("total        %.1f s\n", tool_now() - t_start);
+    spmv_tune_result_free(&r);
+done:
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+    free(tm);
+    return rc;
+}

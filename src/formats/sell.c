@@ -12,6 +12,7 @@
  *
  * The multiply (spmv_sell_mv), the traffic declaration and the kernel names live in src/kernels/driver.c. */
 #include "internal.h"
+#include "tune/tune.h"
 #include "kernel.h"
 
 #include <stdlib.h>
@@ -137,6 +138,14 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     *Sout = NULL;
     if (!A) return spmv__error(SPMV_ERR_ARG, "%s: argument A is NULL", fn);
     if (!opts) return spmv__error(SPMV_ERR_ARG, "%s: argument opts is NULL", fn);
+    /* C = 0 or sigma = 0: the recorded choice for a matching matrix, else the model's default (src/tune) */
+    spmv_sell_opts auto_opts;
+    if ((opts->C == 0 || opts->sigma == 0) && opts->C >= 0 && opts->sigma >= 0) {
+        auto_opts = *opts;
+        spmv_status ast = spmv__sell_auto_params(A, &auto_opts);
+        if (ast != SPMV_OK) return ast;
+        opts = &auto_opts;
+    }
     if (opts->C < 1) return spmv__error(SPMV_ERR_ARG, "%s: opts->C = %d, the chunk height must be >= 1", fn, opts->C);
     if (opts->sigma < 1)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->sigma = %d, the sorting window must be >= 1", fn, opts->sigma);

@@ -1,0 +1,386 @@
+/* The tuning database: a plain-text file of recorded choices, one "choice:" block per machine, matrix and vector
+ * order (format: include/spmv.h, section "Tuning"). Read whole, written whole through a temporary file. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "tune.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------------------------- path */
+
+spmv_status spmv_tune_db_path(char *buf, size_t size)
+{
+    static const char fn[] = "spmv_tune_db_path";
+    if (!buf || size == 0) return spmv__error(SPMV_ERR_ARG, "%s: argument buf is NULL or empty", fn);
+    const char *env = getenv("SPMV_TUNE_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+    if (env && *env) {
+        if (!strcmp(env, "off")) return spmv__error(SPMV_ERR_IO, "%s: SPMV_TUNE_DB=off", fn);
+        n = snprintf(buf, size, "%s", env);
+    } else if (xdg && xdg[0] == '/') {
+        n = snprintf(buf, size, "%s/spmv/tuning/choices.txt", xdg);
+    } else if (home && *home) {
+        n = snprintf(buf, size, "%s/.local/share/spmv/tuning/choices.txt", home);
+    } else {
+        buf[0] = '\0';
+        return spmv__error(SPMV_ERR_IO, "%s: neither XDG_DATA_HOME nor HOME is set", fn);
+    }
+    if (n < 0 || (size_t)n >= size) {
+        buf[0] = '\0';
+        return spmv__error(SPMV_ERR_ARG, "%s: the path needs %d bytes, the buffer has %zu", fn, n, size);
+    }
+    return SPMV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- reading */
+
+enum key {
+    K_CPU, K_ISA, K_CORES, K_ROWS, K_COLS, K_NNZ, K_NZR_MIN, K_NZR_MEAN, K_NZR_MAX, K_ORDER, K_C, K_SIGMA, K_RCM,
+    K_THREADS, K_GFLOPS, K_LIMIT, K_CRS, K_CONV, K_DATE, K_COUNT
+};
+static const char *const key_name[K_COUNT] = {
+    "cpu", "isa", "cores", "rows", "cols", "nnz", "nzr min", "nzr mean", "nzr max", "order", "C", "sigma", "rcm",
+    "threads", "gflops", "limit gflops", "crs gflops", "conversion", "date"};
+/* required keys: up to and including K_THREADS, except order */
+static int key_required(int k) { return k <= K_THREADS && k != K_ORDER; }
+
+typedef struct parser {
+    const char *path;
+    int line;
+    spmv_tune_record *recs;
+    int32_t n, cap;
+    int open;                /* a record is open */
+    int open_line;           /* its "choice:" line */
+    int seen[K_COUNT];
+} parser;
+
+static spmv_status perr(parser *p, const char *fmt, const char *a, const char *b)
+{
+    char msg[300];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    return spmv__error(SPMV_ERR_PARSE, "%s:%d: %s", p->path, p->line, msg);
+}
+
+static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno || x < lo || x > hi) return 0;
+    *v = x;
+    return 1;
+}
+
+static int parse_dbl(const char *s, double *v, int allow_unit_s)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno || !isfinite(x) || x < 0) return 0;
+    while (*end == ' ' || *end == '\t') end++;
+    if (allow_unit_s && !strcmp(end, "s")) end++;
+    if (*end) return 0;
+    *v = x;
+    return 1;
+}
+
+static spmv_status close_record(parser *p)
+{
+    if (!p->open) return SPMV_OK;
+    for (int k = 0; k < K_COUNT; k++)
+        if (key_required(k) && !p->seen[k]) {
+            spmv_tune_record *r = &p->recs[p->n - 1];
+            return spmv__error(SPMV_ERR_PARSE, "%s:%d: choice '%s': missing key '%s'", p->path, p->open_line,
+                               r->matrix, key_name[k]);
+        }
+    p->open = 0;
+    return SPMV_OK;
+}
+
+static spmv_status parse_line(parser *p, char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    size_t len = strlen(line);
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+        line[--len] = '\0';
+    char *s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    if (!*s) return SPMV_OK;
+    char *colon = strchr(s, ':');
+    if (!colon) return perr(p, "expected 'key: value', got '%s'%s", s, "");
+    char *kend = colon;
+    while (kend > s && (kend[-1] == ' ' || kend[-1] == '\t')) kend--;
+    *kend = '\0';
+    char *v = colon + 1;
+    while (*v == ' ' || *v == '\t') v++;
+
+    if (!strcmp(s, "choice")) {
+        spmv_status st = close_record(p);
+        if (st) return st;
+        if (p->n == p->cap) {
+            int32_t cap = p->cap ? 2 * p->cap : 16;
+            spmv_tune_record *nr = spmv__malloc((size_t)cap * sizeof *nr);
+            if (!nr) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d records", p->path, cap);
+            if (p->n) memcpy(nr, p->recs, (size_t)p->n * sizeof *nr);
+            spmv__free(p->recs);
+            p->recs = nr;
+            p->cap = cap;
+        }
+        spmv_tune_record *r = &p->recs[p->n++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->matrix, sizeof r->matrix, "%s", v);
+        memset(p->seen, 0, sizeof p->seen);
+        p->open = 1;
+        p->open_line = p->line;
+        return SPMV_OK;
+    }
+    int k;
+    for (k = 0; k < K_COUNT; k++)
+        if (!strcmp(s, key_name[k])) break;
+    if (k == K_COUNT) return perr(p, "unknown key '%s'%s", s, "");
+    if (!p->open) return perr(p, "key '%s' outside a record (a record starts with 'choice: NAME')%s", s, "");
+    if (p->seen[k]) return perr(p, "duplicate key '%s'%s", s, "");
+    p->seen[k] = 1;
+    spmv_tune_record *r = &p->recs[p->n - 1];
+    int64_t i = 0;
+    double d = 0;
+    switch (k) {
+    case K_CPU:
+        if (!*v || strlen(v) >= sizeof r->host.cpu) return perr(p, "'cpu': empty or longer than 127 characters%s%s", "", "");
+        snprintf(r->host.cpu, sizeof r->host.cpu, "%s", v);
+        break;
+    case K_ISA:
+        if (strcmp(v, "ref") && strcmp(v, "avx512") && strcmp(v, "sve"))
+            return perr(p, "'isa': '%s' is not ref, avx512 or sve%s", v, "");
+        snprintf(r->host.isa, sizeof r->host.isa, "%s", v);
+        break;
+    case K_ORDER:
+        if (!strcmp(v, "original")) r->permuted = 0;
+        else if (!strcmp(v, "permuted")) r->permuted = 1;
+        else return perr(p, "'order': '%s' is not original or permuted%s", v, "");
+        break;
+    case K_RCM:
+        if (!strcmp(v, "on") || !strcmp(v, "1")) r->rcm = 1;
+        else if (!strcmp(v, "off") || !strcmp(v, "0")) r->rcm = 0;
+        else return perr(p, "'rcm': '%s' is not on or off%s", v, "");
+        break;
+    case K_DATE: snprintf(r->date, sizeof r->date, "%s", v); break;
+    case K_NZR_MEAN:
+    case K_GFLOPS:
+    case K_LIMIT:
+    case K_CRS:
+    case K_CONV:
+        if (!parse_dbl(v, &d, k == K_CONV)) return perr(p, "'%s': '%s' is not a number >= 0", key_name[k], v);
+        if (k == K_NZR_MEAN) r->fp.nzr_mean = d;
+        else if (k == K_GFLOPS) r->gflops = d;
+        else if (k == K_LIMIT) r->limit = d;
+        else if (k == K_CRS) r->crs_gflops = d;
+        else r->t_convert = d;
+        break;
+    default: {
+        int64_t lo = (k == K_CORES || k == K_C || k == K_SIGMA || k == K_THREADS) ? 1 : 0;
+        int64_t hi = k == K_NNZ ? INT64_MAX : INT32_MAX;
+        if (!parse_i64(v, lo, hi, &i)) {
+            char range[64];
+            snprintf(range, sizeof range, "%s", lo ? "an integer >= 1" : "an integer >= 0");
+            char msg[200];
+            snprintf(msg, sizeof msg, "'%s': '%.100s' is not %s", key_name[k], v, range);
+            return perr(p, "%s%s", msg, "");
+        }
+        switch (k) {
+        case K_CORES: r->host.cores = (int32_t)i; break;
+        case K_ROWS: r->fp.rows = (int32_t)i; break;
+        case K_COLS: r->fp.cols = (int32_t)i; break;
+        case K_NNZ: r->fp.nnz = i; break;
+        case K_NZR_MIN: r->fp.nzr_min = (int32_t)i; break;
+        case K_NZR_MAX: r->fp.nzr_max = (int32_t)i; break;
+        case K_C: r->C = (int32_t)i; break;
+        case K_SIGMA: r->sigma = (int32_t)i; break;
+        case K_THREADS: r->nthreads = (int32_t)i; break;
+        }
+    }
+    }
+    return SPMV_OK;
+}
+
+spmv_status spmv_tune_db_read(const char *path, spmv_tune_record **recs, int32_t *n)
+{
+    static const char fn[] = "spmv_tune_db_read";
+    if (!path || !recs || !n)
+        return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, !path ? "path" : !recs ? "recs" : "n");
+    *recs = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT) return SPMV_OK;
+        return spmv__error(SPMV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    parser p;
+    memset(&p, 0, sizeof p);
+    p.path = path;
+    char line[4096];
+    spmv_status st = SPMV_OK;
+    while (fgets(line, sizeof line, f)) {
+        p.line++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            st = perr(&p, "line longer than %s characters%s", "4094", "");
+            break;
+        }
+        if ((st = parse_line(&p, line))) break;
+    }
+    if (!st && ferror(f)) st = spmv__error(SPMV_ERR_IO, "%s: read error", path);
+    fclose(f);
+    if (!st) st = close_record(&p);
+    if (st) {
+        spmv__free(p.recs);
+        return st;
+    }
+    *recs = p.recs;
+    *n = p.n;
+    return SPMV_OK;
+}
+
+void spmv_tune_db_free(spmv_tune_record *recs) { spmv__free(recs); }
+
+static int same_host(const spmv_tune_host *a, const spmv_tune_host *b)
+{
+    return !strcmp(a->cpu, b->cpu) && !strcmp(a->isa, b->isa) && a->cores == b->cores;
+}
+
+static int same_fp(const spmv_tune_fingerprint *a, const spmv_tune_fingerprint *b)
+{
+    double s = fabs(a->nzr_mean) > 1 ? fabs(a->nzr_mean) : 1;
+    return a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz && a->nzr_min == b->nzr_min &&
+           a->nzr_max == b->nzr_max && fabs(a->nzr_mean - b->nzr_mean) <= 1e-12 * s;
+}
+
+spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h, const spmv_tune_fingerprint *f, int permuted,
+                              spmv_tune_record *r, int *found)
+{
+    static const char fn[] = "spmv_tune_db_find";
+    if (!path || !h || !f || !r || !found)
+        return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn,
+                           !path ? "path" : !h ? "h" : !f ? "f" : !r ? "r" : "found");
+    *found = 0;
+    spmv_tune_record *recs;
+    int32_t n;
+    spmv_status st = spmv_tune_db_read(path, &recs, &n);
+    if (st) return st;
+    int best = -1;
+    for (int32_t i = 0; i < n; i++) {
+        if (!same_host(&recs[i].host, h) || !same_fp(&recs[i].fp, f)) continue;
+        if (best < 0 || (recs[i].permuted == (permuted != 0) && recs[best].permuted != (permuted != 0))) best = i;
+    }
+    if (best >= 0) {
+        *r = recs[best];
+        *found = 1;
+    }
+    spmv_tune_db_free(recs);
+    return SPMV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- writing */
+
+static void clean(char *dst, size_t size, const char *s)
+{
+    snprintf(dst, size, "%s", s ? s : "");
+    for (char *p = dst; *p; p++)
+        if (*p == '#' || (unsigned char)*p < 32) *p = ' ';
+}
+
+static int write_record(FILE *f, const spmv_tune_record *r)
+{
+    char label[sizeof r->matrix], cpu[sizeof r->host.cpu], date[sizeof r->date];
+    clean(label, sizeof label, r->matrix[0] ? r->matrix : "matrix");
+    clean(cpu, sizeof cpu, r->host.cpu);
+    clean(date, sizeof date, r->date);
+    fprintf(f, "\nchoice: %s\n", label);
+    fprintf(f, "  cpu: %s\n  isa: %s\n  cores: %d\n", cpu, r->host.isa, r->host.cores);
+    fprintf(f, "  rows: %d\n  cols: %d\n  nnz: %lld\n", r->fp.rows, r->fp.cols, (long long)r->fp.nnz);
+    fprintf(f, "  nzr min: %d\n  nzr mean: %.17g\n  nzr max: %d\n", r->fp.nzr_min, r->fp.nzr_mean, r->fp.nzr_max);
+    fprintf(f, "  order: %s\n", r->permuted ? "permuted" : "original");
+    fprintf(f, "  C: %d\n  sigma: %d\n  rcm: %s\n  threads: %d\n", r->C, r->sigma, r->rcm ? "on" : "off",
+            r->nthreads);
+    if (r->gflops > 0) fprintf(f, "  gflops: %.6g\n", r->gflops);
+    if (r->limit > 0) fprintf(f, "  limit gflops: %.6g\n", r->limit);
+    if (r->crs_gflops > 0) fprintf(f, "  crs gflops: %.6g\n", r->crs_gflops);
+    if (r->t_convert > 0) fprintf(f, "  conversion: %.6g s\n", r->t_convert);
+    if (date[0]) fprintf(f, "  date: %s\n", date);
+    return ferror(f) ? -1 : 0;
+}
+
+/* mkdir -p of the folder part of path */
+static spmv_status make_parents(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return spmv__error(SPMV_ERR_IO, "%s: path too long", path);
+    char *slash = strrchr(buf, '/');
+    if (!slash || slash == buf) return SPMV_OK;
+    *slash = '\0';
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) && errno != EEXIST)
+            return spmv__error(SPMV_ERR_IO, "%s: cannot create the folder %s: %s", path, buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) && errno != EEXIST)
+        return spmv__error(SPMV_ERR_IO, "%s: cannot create the folder %s: %s", path, buf, strerror(errno));
+    return SPMV_OK;
+}
+
+spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
+{
+    static const char fn[] = "spmv_tune_db_store";
+    if (!path || !r) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, !path ? "path" : "r");
+    if (r->C < 1 || r->sigma < 1 || r->nthreads < 1 || r->host.cores < 1 || !r->host.cpu[0] || !r->host.isa[0])
+        return spmv__error(SPMV_ERR_ARG, "%s: C = %d, sigma = %d, threads = %d, cores = %d (>= 1), cpu '%s', isa '%s'",
+                           fn, r->C, r->sigma, r->nthreads, r->host.cores, r->host.cpu, r->host.isa);
+    spmv_tune_record *recs;
+    int32_t n;
+    spmv_status st = spmv_tune_db_read(path, &recs, &n);
+    if (st) return st;
+    if ((st = make_parents(path))) {
+        spmv_tune_db_free(recs);
+        return st;
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        spmv_tune_db_free(recs);
+        return spmv__error(SPMV_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+    }
+    fprintf(f, "# spmv tuning database, format 1: the SELL-C-sigma choice per machine and matrix, written by spmv-tune\n"
+               "# (spmv_tune_db_store). spmv_sell_from_crs with C = 0 or sigma = 0 uses the record matching the\n"
+               "# machine (cpu, isa, cores) and the matrix (rows, cols, nnz, nzr min/mean/max). Format: include/spmv.h,\n"
+               "# section \"Tuning\". 'choice: NAME' opens a record; '#' starts a comment.\n");
+    int bad = 0;
+    for (int32_t i = 0; i < n && !bad; i++) {
+        if (same_host(&recs[i].host, &r->host) && same_fp(&recs[i].fp, &r->fp) && recs[i].permuted == r->permuted)
+            continue; /* replaced */
+        bad = write_record(f, &recs[i]);
+    }
+    if (!bad) bad = write_record(f, r);
+    spmv_tune_db_free(recs);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return spmv__error(SPMV_ERR_IO, "%s: write error on %s", path, tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return spmv__error(SPMV_ERR_IO, "%s: cannot replace the file: %s", path, strerror(e));
+    }
+    return SPMV_OK;
+}

@@ -1,0 +1,18 @@
+/* Tuning internals shared by the library's translation units (not installed). */
+#ifndef SPMV_TUNE_INTERNAL_H
+#define SPMV_TUNE_INTERNAL_H
+
+#include "spmv.h"
+
+/* Auto parameters for spmv_sell_from_crs: when o->C == 0 or o->sigma == 0, replace them by the recorded choice for
+ * A on this machine, else by the model defaults (spmv_tune_auto_params; SPMV_VERBOSE=1 says which). Call at the top
+ * of spmv_sell_from_crs on a copy of the caller's options:
+ *     spmv_sell_opts o = *opts;
+ *     if (o.C == 0 || o.sigma == 0) { st = spmv__sell_auto_params(A, &o); if (st) return st; }
+ * Errors: as spmv_tune_auto_params (the message is set). */
+spmv_status spmv__sell_auto_params(const spmv_crs *A, spmv_sell_opts *o);
+
+/* SPMV_VERBOSE set and not "0". */
+int spmv__tune_verbose(void);
+
+#endif

@@ -1,0 +1,741 @@
+/* Tuning: the database (write, read, match, no match, malformed files with FILE:LINE), the sigma list, stored
+ * entries without a build, the model-based defaults, auto parameters (spmv_tune_auto_params and through
+ * spmv_sell_from_crs), the pruning rule and the bound on synthetic numbers, break-even, and a short spmv_tune run.
+ * No timing assertions. The kernel family is forced to ref (SPMV_ARCH=ref) so that the defaults are fixed. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* rows of lengths len[i % n] (columns i, i+1, ... mod cols), values 1 + k */
+static spmv_crs *make_lengths(int32_t rows, const int32_t *len, int32_t n)
+{
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < rows; i++) nnz += len[i % n];
+    int64_t *rp = malloc(((size_t)rows + 1) * sizeof *rp);
+    int32_t *col = malloc((size_t)nnz * sizeof *col);
+    double *val = malloc((size_t)nnz * sizeof *val);
+    rp[0] = 0;
+    int64_t k = 0;
+    for (int32_t i = 0; i < rows; i++) {
+        int32_t l = len[i % n];
+        /* sorted distinct columns: i, i+1, ... wrapped, then sorted by construction below */
+        int32_t start = i + l <= rows ? i : rows - l;
+        for (int32_t j = 0; j < l; j++, k++) {
+            col[k] = start + j;
+            val[k] = 1.0 + (double)(k % 5);
+        }
+        rp[i + 1] = k;
+    }
+    spmv_crs *A = NULL;
+    spmv_status st = spmv_crs_from_arrays(rows, rows, rp, col, val, &A);
+    free(rp);
+    free(col);
+    free(val);
+    CU_ASSERT_EQUAL(st, SPMV_OK);
+    return A;
+}
+
+static spmv_tune_record sample_record(void)
+{
+    spmv_tune_record r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.host.cpu, sizeof r.host.cpu, "Test CPU: 9000 Model X");
+    snprintf(r.host.isa, sizeof r.host.isa, "avx512");
+    r.host.cores = 16;
+    r.fp.rows = 884736;
+    r.fp.cols = 884736;
+    r.fp.nnz = 23393656;
+    r.fp.nzr_min = 8;
+    r.fp.nzr_max = 27;
+    r.fp.nzr_mean = 23393656.0 / 884736.0;
+    r.C = 16;
+    r.sigma = 512;
+    r.rcm = 1;
+    r.nthreads = 8;
+    r.gflops = 12.5;
+    r.limit = 14.25;
+    r.crs_gflops = 9.75;
+    r.t_convert = 0.5;
+    snprintf(r.matrix, sizeof r.matrix, "HPCG 96x96x96");
+    snprintf(r.date, sizeof r.date, "2026-11-29T12:00:00Z");
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------- database */
+
+static void test_db_roundtrip(void)
+{
+    const char *db = tmp_path("sub/dir/choices.txt"); /* folders are created */
+    remove(db);
+    spmv_tune_record a = sample_record(), b = sample_record(), got;
+    b.fp.rows = 1000, b.fp.cols = 1000, b.fp.nnz = 5000, b.fp.nzr_min = 5, b.fp.nzr_max = 5, b.fp.nzr_mean = 5;
+    b.C = 8, b.sigma = 1, b.rcm = 0, b.nthreads = 1, b.permuted = 1;
+    snprintf(b.matrix, sizeof b.matrix, "small # with a hash");
+    int found = -1;
+    /* a missing file is an empty database */
+    CU_ASSERT_EQUAL(spmv_tune_db_find(db, &a.host, &a.fp, 0, &got, &found), SPMV_OK);
+    CU_ASSERT_EQUAL(found, 0);
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &a), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &b), SPMV_OK);
+    spmv_tune_record *recs = NULL;
+    int32_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_read(db, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(recs[0].host.cpu, "Test CPU: 9000 Model X"); /* ':' in a value is kept */
+    CU_ASSERT_EQUAL(recs[0].fp.nnz, 23393656);
+    CU_ASSERT_DOUBLE_EQUAL(recs[0].fp.nzr_mean, a.fp.nzr_mean, 0); /* 17 digits: exact */
+    CU_ASSERT_EQUAL(recs[0].C, 16);
+    CU_ASSERT_EQUAL(recs[0].sigma, 512);
+    CU_ASSERT_EQUAL(recs[0].rcm, 1);
+    CU_ASSERT_EQUAL(recs[0].nthreads, 8);
+    CU_ASSERT_DOUBLE_EQUAL(recs[0].gflops, 12.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(recs[0].t_convert, 0.5, 1e-12);
+    CU_ASSERT_STRING_EQUAL(recs[0].date, "2026-11-29T12:00:00Z");
+    CU_ASSERT_STRING_EQUAL(recs[1].matrix, "small   with a hash"); /* '#' would start a comment */
+    CU_ASSERT_EQUAL(recs[1].permuted, 1);
+    spmv_tune_db_free(recs);
+
+    /* match */
+    CU_ASSERT_EQUAL(spmv_tune_db_find(db, &a.host, &a.fp, 0, &got, &found), SPMV_OK);
+    CU_ASSERT_EQUAL(found, 1);
+    CU_ASSERT_EQUAL(got.C, 16);
+    CU_ASSERT_EQUAL(spmv_tune_db_find(db, &b.host, &b.fp, 0, &got, &found), SPMV_OK); /* other order: still used */
+    CU_ASSERT_EQUAL(found, 1);
+    CU_ASSERT_EQUAL(got.C, 8);
+    /* no match: another machine (cpu, isa or cores) or another matrix */
+    spmv_tune_host h = a.host;
+    h.cores = 8;
+    CU_ASSERT_EQUAL(spmv_tune_db_find(db, &h, &a.fp, 0, &got, &found), SPMV_OK);
+    CU_ASSERT_EQUAL(found, 0);
+    h = a.host;
+    snprintf(h.isa, sizeof h.isa, "ref");
+    spmv_tune_db_find(db, &h, &a.fp, 0, &got, &found);
+    CU_ASSERT_EQUAL(found, 0);
+    h = a.host;
+    snprintf(h.cpu, sizeof h.cpu, "Test CPU: 9000 Model Y");
+    spmv_tune_db_find(db, &h, &a.fp, 0, &got, &found);
+    CU_ASSERT_EQUAL(found, 0);
+    spmv_tune_fingerprint f = a.fp;
+    f.nzr_max = 28;
+    spmv_tune_db_find(db, &a.host, &f, 0, &got, &found);
+    CU_ASSERT_EQUAL(found, 0);
+
+    /* replace: same machine, matrix and order; a record in the other order is added next to it */
+    a.C = 32;
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &a), SPMV_OK);
+    spmv_tune_record a2 = a;
+    a2.permuted = 1, a2.C = 64;
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &a2), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_tune_db_read(db, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL(n, 3);
+    spmv_tune_db_free(recs);
+    spmv_tune_db_find(db, &a.host, &a.fp, 0, &got, &found);
+    CU_ASSERT_EQUAL(got.C, 32);
+    spmv_tune_db_find(db, &a.host, &a.fp, 1, &got, &found);
+    CU_ASSERT_EQUAL(got.C, 64);
+    CU_ASSERT_EQUAL(got.permuted, 1);
+
+    /* bad records are refused */
+    spmv_tune_record bad = a;
+    bad.C = 0;
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_tune_db_store(NULL, &a), SPMV_ERR_ARG);
+}
+
+static void expect_parse_error(const char *name, const char *text, const char *msg)
+{
+    const char *p = tmp_path(name);
+    write_file(p, text);
+    spmv_tune_record *recs = NULL;
+    int32_t n = -1;
+    spmv_status st = spmv_tune_db_read(p, &recs, &n);
+    CU_ASSERT_EQUAL(st, SPMV_ERR_PARSE);
+    CU_ASSERT_PTR_NULL(recs);
+    char want[600];
+    snprintf(want, sizeof want, "%s:%s", p, msg);
+    if (strcmp(spmv_last_error(), want)) printf("\n  got  '%s'\n  want '%s'\n", spmv_last_error(), want);
+    CU_ASSERT_STRING_EQUAL(spmv_last_error(), want);
+}
+
+#define GOOD_BODY                                                                                                     \
+    "  cpu: X\n  isa: ref\n  cores: 2\n  rows: 10\n  cols: 10\n  nnz: 30\n  nzr min: 3\n  nzr mean: 3\n"         \
+    "  nzr max: 3\n  C: 8\n  sigma: 1\n  rcm: off\n  threads: 2\n"
+
+static void test_db_malformed(void)
+{
+    /* a good file, with comments and blank lines, reads */
+    const char *p = tmp_path("good.txt");
+    write_file(p, "# comment\n\nchoice: m1   # trailing comment\n" GOOD_BODY "  conversion: 0.25 s\n");
+    spmv_tune_record *recs = NULL;
+    int32_t n = 0;
+    CU_ASSERT_EQUAL(spmv_tune_db_read(p, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1) {
+        CU_ASSERT_STRING_EQUAL(recs[0].matrix, "m1");
+        CU_ASSERT_DOUBLE_EQUAL(recs[0].t_convert, 0.25, 0);
+        CU_ASSERT_EQUAL(recs[0].permuted, 0); /* order is optional: original */
+    }
+    spmv_tune_db_free(recs);
+
+    expect_parse_error("e1.txt", "choice: m\n" GOOD_BODY "  colour: blue\n", "15: unknown key 'colour'");
+    expect_parse_error("e2.txt", "# x\nC: 8\n", "2: key 'C' outside a record (a record starts with 'choice: NAME')");
+    expect_parse_error("e3.txt", "choice: m\n  cpu: X\n  cpu: Y\n", "3: duplicate key 'cpu'");
+    expect_parse_error("e4.txt", "choice: m\n  C: 8x\n", "2: 'C': '8x' is not an integer >= 1");
+    expect_parse_error("e5.txt", "choice: m\n  sigma: 0\n", "2: 'sigma': '0' is not an integer >= 1");
+    expect_parse_error("e6.txt", "choice: m\n  nnz: -3\n", "2: 'nnz': '-3' is not an integer >= 0");
+    expect_parse_error("e7.txt", "choice: m\n  isa: mmx\n", "2: 'isa': 'mmx' is not ref, avx512 or sve");
+    expect_parse_error("e8.txt", "choice: m\n  rcm: maybe\n", "2: 'rcm': 'maybe' is not on or off");
+    expect_parse_error("e9.txt", "choice: m\n  gflops: fast\n", "2: 'gflops': 'fast' is not a number >= 0");
+    expect_parse_error("e10.txt", "choice: m\n  just text\n", "2: expected 'key: value', got 'just text'");
+    /* a missing key is reported at the record's "choice:" line, also when another record follows */
+    expect_parse_error("e11.txt", "\n\nchoice: first\n  cpu: X\nchoice: second\n" GOOD_BODY,
+                       "3: choice 'first': missing key 'isa'");
+    expect_parse_error("e12.txt", "choice: only\n  cpu: X\n  isa: ref\n  cores: 2\n",
+                       "1: choice 'only': missing key 'rows'");
+
+    /* store refuses to overwrite a file it cannot read, and leaves it alone */
+    const char *bad = tmp_path("e1.txt");
+    spmv_tune_record r = sample_record();
+    CU_ASSERT_EQUAL(spmv_tune_db_store(bad, &r), SPMV_ERR_PARSE);
+    FILE *f = fopen(bad, "r");
+    char line[64] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        fclose(f);
+    }
+    CU_ASSERT_STRING_EQUAL(line, "choice: m\n");
+}
+
+static void test_db_path(void)
+{
+    char buf[512], *old = getenv("SPMV_TUNE_DB") ? strdup(getenv("SPMV_TUNE_DB")) : NULL;
+    char *oldx = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME")) : NULL;
+    setenv("SPMV_TUNE_DB", "/some/where.txt", 1);
+    CU_ASSERT_EQUAL(spmv_tune_db_path(buf, sizeof buf), SPMV_OK);
+    CU_ASSERT_STRING_EQUAL(buf, "/some/where.txt");
+    setenv("SPMV_TUNE_DB", "off", 1);
+    CU_ASSERT_EQUAL(spmv_tune_db_path(buf, sizeof buf), SPMV_ERR_IO);
+    unsetenv("SPMV_TUNE_DB");
+    setenv("XDG_DATA_HOME", "/xdg", 1);
+    CU_ASSERT_EQUAL(spmv_tune_db_path(buf, sizeof buf), SPMV_OK);
+    CU_ASSERT_STRING_EQUAL(buf, "/xdg/spmv/tuning/choices.txt");
+    CU_ASSERT_EQUAL(spmv_tune_db_path(buf, 8), SPMV_ERR_ARG);
+    if (oldx) setenv("XDG_DATA_HOME", oldx, 1);
+    else unsetenv("XDG_DATA_HOME");
+    if (old) setenv("SPMV_TUNE_DB", old, 1);
+    free(old);
+    free(oldx);
+}
+
+/* ------------------------------------------------------------------------------------------- lists */
+
+static void expect_list(int32_t C, int32_t rows, const int32_t *want, int32_t nwant)
+{
+    int32_t s[40], n = -1;
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_sigma_list(C, rows, s, 40, &n), SPMV_OK);
+    CU_ASSERT_EQUAL(n, nwant);
+    for (int32_t k = 0; k < n && k < nwant; k++) CU_ASSERT_EQUAL(s[k], want[k]);
+}
+
+static void test_sigma_list(void)
+{
+    expect_list(32, 100000, (int32_t[]){1, 32, 128, 512, 2048, 8192, 32768, 100000}, 8);
+    expect_list(8, 2003, (int32_t[]){1, 8, 32, 128, 512, 2003}, 6);
+    expect_list(8, 512, (int32_t[]){1, 8, 32, 128, 512}, 5); /* rows = 64 C: not twice */
+    expect_list(1, 20, (int32_t[]){1, 4, 16, 20}, 4);          /* C = 1: the 1 once */
+    expect_list(32, 20, (int32_t[]){1, 20}, 2);                 /* rows < C */
+    expect_list(4, 1, (int32_t[]){1}, 1);
+    expect_list(64, INT32_MAX, (int32_t[]){1, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216,
+                                           67108864, 268435456, 1073741824, INT32_MAX}, 15);
+    int32_t s[3], n;
+    CU_ASSERT_EQUAL(spmv_tune_sigma_list(32, 100000, s, 3, &n), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_tune_sigma_list(0, 100, s, 3, &n), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_tune_sigma_list(4, 0, s, 3, &n), SPMV_ERR_ARG);
+}
+
+static void test_chunk_heights(void)
+{
+    int32_t C[16], n = 0;
+    int fast = -1;
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_chunk_heights(C, 16, &n, &fast), SPMV_OK);
+    CU_ASSERT_EQUAL(fast, 0); /* SPMV_ARCH=ref */
+    CU_ASSERT_EQUAL_FATAL(n, 4);
+    CU_ASSERT_EQUAL(C[0], 4);
+    CU_ASSERT_EQUAL(C[1], 8);
+    CU_ASSERT_EQUAL(C[2], 16);
+    CU_ASSERT_EQUAL(C[3], 32);
+    CU_ASSERT_EQUAL(spmv_tune_chunk_heights(C, 2, &n, &fast), SPMV_OK);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(spmv_tune_chunk_heights(C, 0, &n, &fast), SPMV_ERR_ARG);
+}
+
+/* stored entries predicted without a build = what spmv_sell_from_crs stores */
+static void test_stored_prediction(void)
+{
+    static const int32_t len[] = {1, 9, 3, 3, 17, 0, 2, 5, 40, 4, 4, 4, 1};
+    spmv_crs *A = make_lengths(1001, len, 13), *H = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(10, 9, 7, &H), SPMV_OK);
+    spmv_crs *Ms[2] = {A, H};
+    for (int mi = 0; mi < 2; mi++) {
+        spmv_crs *M = Ms[mi];
+        int32_t *perm = malloc((size_t)M->rows * sizeof *perm), *iperm = malloc((size_t)M->rows * sizeof *iperm);
+        int have_rcm = spmv_rcm(M, perm, iperm) == SPMV_OK;
+        static const int32_t Cs[] = {1, 4, 8, 32}, sig[] = {1, 3, 8, 32, 100, 1 << 20}, un[] = {1, 4};
+        for (int c = 0; c < 4; c++)
+            for (int s = 0; s < 6; s++)
+                for (int u = 0; u < 2; u++)
+                    for (int r = 0; r <= have_rcm; r++) {
+                        spmv_sell_opts o = spmv_sell_opts_default();
+                        o.C = Cs[c], o.sigma = sig[s], o.unroll = un[u], o.rcm = r;
+                        spmv_sell *S = NULL;
+                        CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(M, &o, &S), SPMV_OK);
+                        int64_t pred = -1;
+                        CU_ASSERT_EQUAL(spmv_tune_stored(M, o.C, o.sigma, o.unroll, r ? perm : NULL, &pred), SPMV_OK);
+                        if (pred != S->stored)
+                            printf("\n  matrix %d C %d sigma %d unroll %d rcm %d: predicted %lld, built %lld\n", mi, o.C,
+                                   o.sigma, o.unroll, r, (long long)pred, (long long)S->stored);
+                        CU_ASSERT_EQUAL(pred, S->stored);
+                        spmv_sell_free(S);
+                    }
+        free(perm);
+        free(iperm);
+    }
+    int64_t st;
+    CU_ASSERT_EQUAL(spmv_tune_stored(A, 0, 1, 1, NULL, &st), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_tune_stored(NULL, 8, 1, 1, NULL, &st), SPMV_ERR_ARG);
+    spmv_crs_free(A);
+    spmv_crs_free(H);
+}
+
+/* ------------------------------------------------------------------------------------------- defaults */
+
+static spmv_machine synthetic_machine(void)
+{
+    spmv_machine m;
+    spmv_machine_init(&m);
+    snprintf(m.name, sizeof m.name, "synthetic");
+    m.clock_ghz = 2.0;
+    m.sockets = 1;
+    m.cores_per_socket = 8;
+    m.cores_per_numa = 4;
+    m.cacheline = 64;
+    m.simd_width = 8;
+    m.fma_latency = 8, m.fma_rthroughput = 0.5;
+    m.add_latency = 4, m.add_rthroughput = 0.5;
+    m.mul_latency = 4, m.mul_rthroughput = 0.5;
+    m.load_rthroughput = 0.5, m.store_rthroughput = 1;
+    m.gather_rthroughput = 4, m.hadd_latency = 10, m.hadd_rthroughput = 5;
+    m.bw_load = 100, m.bw_copy = 80, m.bw_triad = 90;
+    m.nlevels = 3;
+    const char *names[] = {"L1", "L2", "MEM"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(m.level[i].name, sizeof m.level[i].name, "%s", names[i]);
+        m.level[i].cores_per_group = i == 2 ? 4 : i == 1 ? 8 : 1;
+        m.level[i].upstream_bw = i == 2 ? 45 : 64;
+    }
+    m.level[0].size = 32768, m.level[0].ways = 8;
+    m.level[1].size = 32 << 20, m.level[1].ways = 16; /* one 32 MiB last-level cache shared by the 8 cores */
+    CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
+    return m;
+}
+
+static void test_default_C(void)
+{
+    int32_t C = 0;
+    /* reference family, built-in costs: w 1, 1 accumulator set, FMA latency 4 cy over 3 loads x 0.5 cy: a = 3 -> 4 */
+    CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(NULL, &C), SPMV_OK);
+    CU_ASSERT_EQUAL(C, 4);
+    /* from a machine: FMA latency 8 cy over 3 x 0.5: a = ceil(5.33) = 6 -> 8 */
+    spmv_machine m = synthetic_machine();
+    CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(&m, &C), SPMV_OK);
+    CU_ASSERT_EQUAL(C, 8);
+    /* a long latency: 40 cy / 1.5 -> 27 -> 32 */
+    m.fma_latency = 40;
+    CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(&m, &C), SPMV_OK);
+    CU_ASSERT_EQUAL(C, 32);
+    /* beyond the reference list the power of two is kept: 100 / 1.5 -> 67 -> 128 */
+    m.fma_latency = 100;
+    CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(&m, &C), SPMV_OK);
+    CU_ASSERT_EQUAL(C, 128);
+    /* a short latency still gives at least the smallest C of the list */
+    m.fma_latency = 0.5;
+    CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(&m, &C), SPMV_OK);
+    CU_ASSERT_EQUAL(C, 4);
+    CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(NULL, NULL), SPMV_ERR_ARG);
+}
+
+static void test_default_sigma(void)
+{
+    /* lengths alternate 1 and 33: no sorting pads every chunk to 33; a window of 2C sorts them apart */
+    static const int32_t len[] = {1, 33};
+    spmv_crs *A = make_lengths(4096, len, 2);
+    int32_t s = 0;
+    CU_ASSERT_EQUAL(spmv_tune_default_sigma(A, 8, &s), SPMV_OK);
+    int32_t list[40], n;
+    spmv_tune_sigma_list(8, A->rows, list, 40, &n);
+    int64_t glob, st;
+    spmv_tune_stored(A, 8, A->rows, 1, NULL, &glob);
+    /* s is the smallest of the list within 1 % of nnz of the global sort */
+    int32_t want = 0;
+    for (int32_t k = 0; k < n && !want; k++) {
+        spmv_tune_stored(A, 8, list[k], 1, NULL, &st);
+        if ((double)(st - glob) <= 0.01 * (double)A->nnz) want = list[k];
+    }
+    CU_ASSERT_EQUAL(s, want);
+    CU_ASSERT_EQUAL(s, 32); /* 1 and C = 8 leave the padding, 4C = 32 sorts it away */
+    /* constant row length: no padding to save, no sorting */
+    static const int32_t c7[] = {7};
+    spmv_crs *B = make_lengths(1000, c7, 1);
+    CU_ASSERT_EQUAL(spmv_tune_default_sigma(B, 32, &s), SPMV_OK);
+    CU_ASSERT_EQUAL(s, 1);
+    CU_ASSERT_EQUAL(spmv_tune_default_sigma(B, 0, &s), SPMV_ERR_ARG);
+    spmv_crs_free(A);
+    spmv_crs_free(B);
+}
+
+/* ------------------------------------------------------------------------------------------- auto parameters */
+
+static spmv_tune_record record_for(const spmv_crs *A, int32_t C, int32_t sigma)
+{
+    spmv_tune_record r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL(spmv_tune_host_get(&r.host), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_tune_fingerprint_get(A, &r.fp), SPMV_OK);
+    r.C = C, r.sigma = sigma, r.nthreads = 1, r.rcm = 0;
+    snprintf(r.matrix, sizeof r.matrix, "test");
+    return r;
+}
+
+static void test_auto_params(void)
+{
+    static const int32_t len[] = {1, 33};
+    spmv_crs *A = make_lengths(4096, len, 2);
+    const char *db = tmp_path("auto.txt");
+    remove(db);
+    setenv("SPMV_TUNE_DB", db, 1);
+    spmv_sell_opts o = spmv_sell_opts_default();
+    spmv_tune_source src = SPMV_TUNE_RECORDED;
+
+    /* nothing recorded: the model */
+    o.C = 0, o.sigma = 0;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    CU_ASSERT_EQUAL(o.C, 4);
+    int32_t s4;
+    spmv_tune_default_sigma(A, 4, &s4);
+    CU_ASSERT_EQUAL(o.sigma, s4);
+    /* given values are kept */
+    o.C = 16, o.sigma = 7;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_GIVEN);
+    CU_ASSERT_EQUAL(o.C, 16);
+    CU_ASSERT_EQUAL(o.sigma, 7);
+
+    /* recorded: used */
+    spmv_tune_record r = record_for(A, 16, 64);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    o.C = 0, o.sigma = 0;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
+    CU_ASSERT_EQUAL(o.C, 16);
+    CU_ASSERT_EQUAL(o.sigma, 64);
+    /* C given as recorded: the recorded sigma */
+    o.C = 16, o.sigma = 0;
+    spmv_tune_auto_params(A, &o, &src);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
+    CU_ASSERT_EQUAL(o.sigma, 64);
+    /* another C given: the model's sigma for that C */
+    o.C = 8, o.sigma = 0;
+    spmv_tune_auto_params(A, &o, &src);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    int32_t s8;
+    spmv_tune_default_sigma(A, 8, &s8);
+    CU_ASSERT_EQUAL(o.sigma, s8);
+    /* sigma given: the recorded C */
+    o.C = 0, o.sigma = 5;
+    spmv_tune_auto_params(A, &o, &src);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
+    CU_ASSERT_EQUAL(o.C, 16);
+    CU_ASSERT_EQUAL(o.sigma, 5);
+    /* another matrix does not match */
+    static const int32_t len2[] = {2, 33};
+    spmv_crs *B = make_lengths(4096, len2, 2);
+    o.C = 0, o.sigma = 0;
+    spmv_tune_auto_params(B, &o, &src);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    CU_ASSERT_EQUAL(o.C, 4);
+    /* a database that does not parse is ignored */
+    write_file(db, "choice: x\n  bogus: 1\n");
+    o.C = 0, o.sigma = 0;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    /* switched off */
+    setenv("SPMV_TUNE_DB", "off", 1);
+    o.C = 0, o.sigma = 0;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    /* errors */
+    o.C = -1;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(NULL, &o, &src), SPMV_ERR_ARG);
+    unsetenv("SPMV_TUNE_DB");
+    spmv_crs_free(A);
+    spmv_crs_free(B);
+}
+
+/* spmv_sell_from_crs with C = 0 / sigma = 0 takes the auto parameters (src/formats/sell.c calls
+ * spmv__sell_auto_params) */
+static void test_auto_in_sell_from_crs(void)
+{
+    static const int32_t len[] = {1, 33};
+    spmv_crs *A = make_lengths(4096, len, 2);
+    const char *db = tmp_path("auto2.txt");
+    remove(db);
+    setenv("SPMV_TUNE_DB", db, 1);
+    spmv_sell_opts o = spmv_sell_opts_default();
+    o.C = 0, o.sigma = 0;
+    spmv_sell *S = NULL;
+    spmv_status st = spmv_sell_from_crs(A, &o, &S);
+    CU_ASSERT_EQUAL_FATAL(st, SPMV_OK);
+    int32_t sd;
+    spmv_tune_default_sigma(A, 4, &sd);
+    CU_ASSERT_EQUAL(S->C, 4); /* the model */
+    CU_ASSERT_EQUAL(S->sigma, sd);
+    CU_ASSERT_EQUAL(o.C, 0); /* the caller's options are not changed */
+    spmv_sell_free(S);
+    spmv_tune_record r = record_for(A, 32, 128);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &o, &S), SPMV_OK);
+    CU_ASSERT_EQUAL(S->C, 32); /* the record */
+    CU_ASSERT_EQUAL(S->sigma, 128);
+    /* and the result is right */
+    double *x = malloc((size_t)A->cols * sizeof *x), *y = malloc((size_t)A->rows * sizeof *y);
+    double *yr = malloc((size_t)A->rows * sizeof *yr), *ab = malloc((size_t)A->rows * sizeof *ab);
+    for (int32_t j = 0; j < A->cols; j++) x[j] = 1.0 + (j % 7) / 7.0;
+    CU_ASSERT_EQUAL(spmv_sell_mv(S, 1.0, x, 0.0, y), SPMV_OK);
+    tu_ref_mv(A, x, yr, ab);
+    CU_ASSERT_EQUAL(tu_count_mismatch(y, yr, ab, A->rows, TU_TOL, "auto SELL"), 0);
+    free(x), free(y), free(yr), free(ab);
+    spmv_sell_free(S);
+    o.C = -3;
+    CU_ASSERT_EQUAL(spmv_sell_from_crs(A, &o, &S), SPMV_ERR_ARG);
+    unsetenv("SPMV_TUNE_DB");
+    spmv_crs_free(A);
+}
+
+/* ------------------------------------------------------------------------------------------- rules */
+
+static void test_break_even(void)
+{
+    CU_ASSERT_DOUBLE_EQUAL(spmv_tune_break_even(1.0, 0.003, 0.002), 1000, 0);
+    CU_ASSERT_DOUBLE_EQUAL(spmv_tune_break_even(1.0, 0.003, 0.0021), 1112, 0); /* 1 / 0.0009 = 1111.1: round up */
+    CU_ASSERT_DOUBLE_EQUAL(spmv_tune_break_even(0.5, 0.004, 0.0015), 200, 0);
+    CU_ASSERT_DOUBLE_EQUAL(spmv_tune_break_even(0, 0.003, 0.004), 0, 0);      /* nothing to pay back */
+    CU_ASSERT_TRUE(spmv_tune_break_even(1.0, 0.002, 0.003) == HUGE_VAL);     /* SELL slower: never */
+    CU_ASSERT_TRUE(spmv_tune_break_even(1.0, 0.002, 0.002) == HUGE_VAL);     /* equal: never */
+    CU_ASSERT_TRUE(spmv_tune_break_even(-1.0, 0.003, 0.002) == HUGE_VAL);
+    CU_ASSERT_TRUE(spmv_tune_break_even(NAN, 0.003, 0.002) == HUGE_VAL);
+}
+
+static void test_bound_and_prune(void)
+{
+    spmv_machine m = synthetic_machine();
+    spmv_traffic t = {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2};
+    /* HPCG-like: rows 1e6, nnz 27e6, stored 28e6, C 32: bytes = 28e6*12 + 1e6*16 + 31250*12 + 8*1e6 */
+    double g = 0;
+    CU_ASSERT_EQUAL(spmv_tune_bound(&m, &t, 1000000, 1000000, 27000000, 28000000, 32, 4, &g), SPMV_OK);
+    double bytes = 28e6 * 12 + 1e6 * 16 + 31250.0 * 12 + 8e6, flops = 54e6;
+    CU_ASSERT_DOUBLE_EQUAL(g, 100.0 / (bytes / flops), 1e-9); /* the load bandwidth (highest), one NUMA domain */
+    CU_ASSERT_EQUAL(spmv_tune_bound(&m, &t, 1000000, 1000000, 27000000, 28000000, 32, 5, &g), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(g, 2 * 100.0 / (bytes / flops), 1e-9); /* 5 threads: two domains of 4 cores */
+    CU_ASSERT_EQUAL(spmv_tune_bound(&m, &t, 1000000, 1000000, 27000000, 28000000, 32, 64, &g), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(g, 2 * 100.0 / (bytes / flops), 1e-9); /* capped at the machine's 8 cores */
+    CU_ASSERT_EQUAL(spmv_tune_bound(&m, &t, 1000000, 1000000, 27000000, 26000000, 32, 4, &g), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_tune_bound(NULL, &t, 10, 10, 10, 10, 1, 1, &g), SPMV_ERR_ARG);
+
+    /* the rule: data set > 4 x LLC (32 MiB) and bound * 1.1 < best */
+    const double big = 1e9, small = 100e6; /* 100 MB < 4 x 32 MiB = 134 MB */
+    CU_ASSERT_EQUAL(spmv_tune_prune(&m, big, 10.0, 11.5, 0.10), 1);   /* 11.0 < 11.5 */
+    CU_ASSERT_EQUAL(spmv_tune_prune(&m, big, 10.0, 10.9, 0.10), 0);   /* within the margin */
+    CU_ASSERT_EQUAL(spmv_tune_prune(&m, big, 10.0, 11.0, 0.10), 0);   /* equal: keep */
+    CU_ASSERT_EQUAL(spmv_tune_prune(&m, big, 10.0, 10.5, 0.0), 1);
+    CU_ASSERT_EQUAL(spmv_tune_prune(&m, small, 10.0, 50.0, 0.10), 0); /* in cache: the bound does not hold */
+    CU_ASSERT_EQUAL(spmv_tune_prune(NULL, big, 10.0, 50.0, 0.10), 0); /* no machine: never */
+    CU_ASSERT_EQUAL(spmv_tune_prune(&m, big, 0, 50.0, 0.10), 0);      /* no bound: never */
+    CU_ASSERT_EQUAL(spmv_tune_prune(&m, big, 10.0, 0, 0.10), 0);      /* nothing measured yet */
+}
+
+/* ------------------------------------------------------------------------------------------- a short search */
+
+static void test_tune_run(void)
+{
+    spmv_crs *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(12, 12, 12, &A), SPMV_OK);
+    const char *db = tmp_path("run.txt");
+    remove(db);
+    spmv_machine m = synthetic_machine();
+    spmv_tune_opts o = spmv_tune_opts_default();
+    o.budget = 3;
+    o.run_time = 0.002;
+    o.runs = 3;
+    o.max_threads = 2;
+    o.machine = &m;
+    o.record = db;
+    o.label = "HPCG 12^3";
+    spmv_tune_result r;
+    spmv_sell *S = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_tune(A, &o, &r, &S), SPMV_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(S);
+    CU_ASSERT_TRUE(r.npoints >= 3);
+    CU_ASSERT_EQUAL(r.points[0].is_crs, 1);
+    CU_ASSERT_EQUAL(r.points[0].state, SPMV_TUNE_MEASURED);
+    CU_ASSERT_EQUAL(r.best.state, SPMV_TUNE_MEASURED);
+    CU_ASSERT_TRUE(r.best.err <= 1e-12);
+    CU_ASSERT_TRUE(r.best.gflops > 0);
+    CU_ASSERT_TRUE(r.best.limit > 0);
+    CU_ASSERT_TRUE(r.opts.C == 4 || r.opts.C == 8 || r.opts.C == 16 || r.opts.C == 32);
+    CU_ASSERT_EQUAL(S->C, r.opts.C);
+    CU_ASSERT_EQUAL(S->sigma, r.opts.sigma < A->rows ? r.opts.sigma : A->rows);
+    CU_ASSERT_EQUAL(S->nparts, r.opts.nthreads);
+    CU_ASSERT_EQUAL(r.recorded, 1);
+    /* every measured point passed the check; the thread sweep has the best configuration at 1 thread */
+    int have1 = 0;
+    for (int32_t i = 0; i < r.npoints; i++) {
+        const spmv_tune_point *p = &r.points[i];
+        if (p->state == SPMV_TUNE_MEASURED) CU_ASSERT_TRUE(p->err <= 1e-12);
+        if (p->stage == 4 && !p->is_crs && p->nthreads == 1 && p->state == SPMV_TUNE_MEASURED) have1 = 1;
+        CU_ASSERT_NOT_EQUAL(p->state, SPMV_TUNE_RUNNING);
+    }
+    CU_ASSERT_EQUAL(have1, 1);
+    /* the final comparison: the choice and CRS at its thread count, timed alternately */
+    CU_ASSERT_EQUAL(r.best.stage, 6);
+    CU_ASSERT_EQUAL(r.crs.stage, 6);
+    CU_ASSERT_EQUAL(r.crs.is_crs, 1);
+    CU_ASSERT_EQUAL(r.crs.nthreads, r.best.nthreads);
+    CU_ASSERT_TRUE(r.best.t_convert > 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.speedup, r.crs.t_spmv / r.best.t_spmv, 1e-12);
+    CU_ASSERT_TRUE(r.break_even == spmv_tune_break_even(r.best.t_convert, r.crs.t_spmv, r.best.t_spmv));
+    CU_ASSERT_TRUE(r.break_even >= 0);
+    /* the record is found again and used by the auto parameters */
+    spmv_tune_host h;
+    spmv_tune_fingerprint f;
+    spmv_tune_host_get(&h);
+    spmv_tune_fingerprint_get(A, &f);
+    spmv_tune_record rec;
+    int found = 0;
+    CU_ASSERT_EQUAL(spmv_tune_db_find(db, &h, &f, 0, &rec, &found), SPMV_OK);
+    CU_ASSERT_EQUAL(found, 1);
+    CU_ASSERT_EQUAL(rec.C, r.opts.C);
+    CU_ASSERT_EQUAL(rec.sigma, r.opts.sigma);
+    CU_ASSERT_EQUAL(rec.rcm, r.opts.rcm);
+    CU_ASSERT_EQUAL(rec.nthreads, r.opts.nthreads);
+    CU_ASSERT_STRING_EQUAL(rec.matrix, "HPCG 12^3");
+    spmv_tune_result_free(&r);
+    spmv_sell_free(S);
+
+    /* the permuted order, a given C list, no machine, no record */
+    o = spmv_tune_opts_default();
+    o.budget = 2;
+    o.run_time = 0.002;
+    o.runs = 1;
+    o.permuted = 1;
+    o.C_list = (int32_t[]){8};
+    o.nC = 1;
+    o.max_threads = 1;
+    CU_ASSERT_EQUAL_FATAL(spmv_tune(A, &o, &r, NULL), SPMV_OK);
+    CU_ASSERT_EQUAL(r.opts.C, 8);
+    CU_ASSERT_EQUAL(r.opts.permuted, 1);
+    CU_ASSERT_EQUAL(r.recorded, 0);
+    CU_ASSERT_EQUAL(r.best.limit, 0);
+    spmv_tune_result_free(&r);
+
+    /* errors */
+    o.budget = 0;
+    CU_ASSERT_EQUAL(spmv_tune(A, &o, &r, NULL), SPMV_ERR_ARG);
+    spmv_tune_result_free(&r);
+    spmv_crs *E = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_crs_from_arrays(3, 3, (int64_t[]){0, 0, 0, 0}, NULL, NULL, &E), SPMV_OK);
+    o = spmv_tune_opts_default();
+    CU_ASSERT_EQUAL(spmv_tune(E, &o, &r, NULL), SPMV_ERR_ARG);
+    spmv_tune_result_free(&r);
+    spmv_crs_free(E);
+    spmv_crs_free(A);
+}
+
+static void test_host_fingerprint(void)
+{
+    spmv_tune_host h;
+    CU_ASSERT_EQUAL(spmv_tune_host_get(&h), SPMV_OK);
+    CU_ASSERT_TRUE(h.cpu[0] != '\0');
+    CU_ASSERT_PTR_NULL(strchr(h.cpu, '#'));
+    CU_ASSERT_STRING_EQUAL(h.isa, "ref");
+    CU_ASSERT_TRUE(h.cores >= 1);
+    static const int32_t len[] = {3, 0, 9};
+    spmv_crs *A = make_lengths(30, len, 3);
+    spmv_tune_fingerprint f;
+    CU_ASSERT_EQUAL(spmv_tune_fingerprint_get(A, &f), SPMV_OK);
+    CU_ASSERT_EQUAL(f.rows, 30);
+    CU_ASSERT_EQUAL(f.nnz, 120);
+    CU_ASSERT_EQUAL(f.nzr_min, 0);
+    CU_ASSERT_EQUAL(f.nzr_max, 9);
+    CU_ASSERT_DOUBLE_EQUAL(f.nzr_mean, 4.0, 0);
+    CU_ASSERT_EQUAL(spmv_tune_fingerprint_get(NULL, &f), SPMV_ERR_ARG);
+    spmv_crs_free(A);
+}
+
+int main(void)
+{
+    setenv("SPMV_ARCH", "ref", 1); /* fixed defaults: the reference family (any C, built-in costs) */
+    snprintf(dir, sizeof dir, "/tmp/spmv_test_tune_%ld", (long)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    if (system(cmd) != 0) return 1;
+    tu_suite("tune database", (tu_case[]){{"write, read, match, no match, replace", test_db_roundtrip},
+                                          {"malformed files: FILE:LINE: reason", test_db_malformed},
+                                          {"path: SPMV_TUNE_DB, XDG_DATA_HOME", test_db_path},
+                                          {NULL, NULL}});
+    tu_suite("tune lists and model defaults",
+             (tu_case[]){{"sigma list 1, C, 4C, 16C, ..., rows", test_sigma_list},
+                         {"chunk heights of the family", test_chunk_heights},
+                         {"stored entries without a build", test_stored_prediction},
+                         {"default C from vector width and accumulators", test_default_C},
+                         {"default sigma from the padding", test_default_sigma},
+                         {"host and fingerprint", test_host_fingerprint},
+                         {NULL, NULL}});
+    tu_suite("tune auto parameters", (tu_case[]){{"recorded, model, given", test_auto_params},
+                                                 {"through spmv_sell_from_crs", test_auto_in_sell_from_crs},
+                                                 {NULL, NULL}});
+    tu_suite("tune rules", (tu_case[]){{"break-even", test_break_even},
+                                       {"bound and pruning on synthetic numbers", test_bound_and_prune},
+                                       {NULL, NULL}});
+    tu_suite("tune search", (tu_case[]){{"short spmv_tune runs", test_tune_run}, {NULL, NULL}});
+    int rc = tu_run();
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) rc = rc ? rc : 1;
+    return rc;
+}

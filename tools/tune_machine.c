@@ -1,0 +1,511 @@
+/* The machine file for the tools: find it, make it with spmv-machine --quick, or estimate it (see tune_machine.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "tune_machine.h"
+#include "toolutil.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+int tune_machines_dir(char *buf, size_t size)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/') n = snprintf(buf, size, "%s/spmv/machines", xdg);
+    else if (home && *home) n = snprintf(buf, size, "%s/.local/share/spmv/machines", home);
+    else return -1;
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static int mkdirs(const char *dir)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) return -1;
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* "AMD EPYC 7763 64-Core Processor" -> "amd-epyc-7763-64-core-processor" */
+static void slug(const char *s, char *out, size_t size)
+{
+    size_t k = 0;
+    int dash = 0;
+    for (; *s && k + 1 < size; s++) {
+        if (isalnum((unsigned char)*s)) {
+            if (dash && k) out[k++] = '-';
+            if (k + 1 < size) out[k++] = (char)tolower((unsigned char)*s);
+            dash = 0;
+        } else {
+            dash = 1;
+        }
+    }
+    out[k] = '\0';
+    if (!k) snprintf(out, size, "machine");
+}
+
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!n) return 0;
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+double tune_llc_bytes(const spmv_machine *m)
+{
+    if (!m || m->nlevels < 2) return 0;
+    const spmv_machine_level *l = &m->level[m->nlevels - 2];
+    long cores = (long)m->sockets * m->cores_per_socket;
+    long inst = l->cores_per_group > 0 ? (cores + l->cores_per_group - 1) / l->cores_per_group : 1;
+    return (double)l->size * (double)(inst > 0 ? inst : 1);
+}
+
+double tune_ram_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), ps = sysconf(_SC_PAGESIZE);
+    return pages > 0 && ps > 0 ? (double)pages * (double)ps : 0;
+}
+
+/* ------------------------------------------------------------------------------------------- spmv-machine */
+
+static int find_exe(const char *name, char *out, size_t size)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(out, size, "%.4000s/%s", self, name);
+            if (access(out, X_OK) == 0) return 0;
+        }
+    }
+    const char *path = getenv("PATH");
+    if (!path) return -1;
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(out, size, "%s/%s", *d ? d : ".", name);
+        if (access(out, X_OK) == 0) return 0;
+    }
+    return -1;
+}
+
+/* Run EXE --quick -o OUT with its stdout on our stderr; at most limit seconds. Returns the exit status, or -1. */
+static int run_quick(const char *exe, const char *out, double limit, char *why, size_t wsize)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, wsize, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(2, 1);
+        execl(exe, "spmv-machine", "--quick", "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    double t0 = tool_now();
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0) {
+            snprintf(why, wsize, "waitpid: %s", strerror(errno));
+            return -1;
+        }
+        if (tool_now() - t0 > limit) {
+            kill(pid, SIGTERM);
+            struct timespec ts = {1, 0};
+            nanosleep(&ts, NULL);
+            if (waitpid(pid, &status, WNOHANG) != pid) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+            }
+            snprintf(why, wsize, "stopped after %.0f s", limit);
+            return -1;
+        }
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (WIFEXITED(status)) {
+        if (WEXITSTATUS(status) == 127) snprintf(why, wsize, "could not be started");
+        else snprintf(why, wsize, "exit status %d", WEXITSTATUS(status));
+        return WEXITSTATUS(status);
+    }
+    snprintf(why, wsize, "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------- estimate */
+
+static long read_long_file(const char *path, long dflt)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return dflt;
+    long v = dflt;
+    if (fscanf(f, "%ld", &v) != 1) v = dflt;
+    fclose(f);
+    return v;
+}
+
+static int read_str_file(const char *path, char *out, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int ok = fgets(out, (int)size, f) != NULL;
+    fclose(f);
+    if (!ok) return -1;
+    out[strcspn(out, "\r\n")] = '\0';
+    return 0;
+}
+
+/* "32K" -> 32768 */
+static long parse_size(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end == 'K' || *end == 'k') v *= 1024;
+    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
+    else if (*end == 'G' || *end == 'g') v *= 1024L * 1024 * 1024;
+    return v;
+}
+
+/* number of CPUs in a list like "0-3,8-11" */
+static int count_cpu_list(const char *s)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        long a = strtol(s, &end, 10);
+        if (end == s) break;
+        long b = a;
+        if (*end == '-') b = strtol(end + 1, &end, 10);
+        n += (int)(b - a + 1);
+        s = end;
+        if (*s == ',') s++;
+    }
+    return n > 0 ? n : 1;
+}
+
+static double bw_pass(int kind, double *a, double *b, double *c, long n)
+{
+    double t = tool_now(), sink = 0;
+    if (kind == 0) {
+#pragma omp parallel for schedule(static) reduction(+ : sink)
+        for (long i = 0; i < n; i += 4) sink += a[i] + a[i + 1] + a[i + 2] + a[i + 3];
+    } else if (kind == 1) {
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < n; i++) a[i] = b[i];
+    } else {
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < n; i++) a[i] = b[i] + 0.5 * c[i];
+    }
+    t = tool_now() - t;
+    if (sink == 42.4242) fprintf(stderr, " ");
+    double bytes = kind == 0 ? 8.0 * n : kind == 1 ? 24.0 * n : 32.0 * n; /* write-allocate included */
+    return t > 0 ? bytes / t * 1e-9 : 0;
+}
+
+/* saturated LOAD, COPY, TRIAD bandwidth in GB/s with all threads (best of 3 passes after a warm-up) */
+static void measure_bw(double llc, double *load, double *copy, double *triad)
+{
+    double ram = tune_ram_bytes();
+    double bytes = 4 * llc > 64e6 ? 4 * llc : 64e6;
+    if (ram > 0 && bytes > ram / 16) bytes = ram / 16;
+    long n = (long)(bytes / 8) / 64 * 64;
+    if (n < 4096) n = 4096;
+    double *a = NULL, *b = NULL, *c = NULL;
+    if (spmv_vec_alloc(n, &a) || spmv_vec_alloc(n, &b) || spmv_vec_alloc(n, &c)) {
+        *load = *copy = *triad = 0;
+        spmv_vec_free(a);
+        spmv_vec_free(b);
+        spmv_vec_free(c);
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) a[i] = b[i] = c[i] = 1.0;
+    double best[3] = {0, 0, 0};
+    for (int kind = 0; kind < 3; kind++)
+        for (int r = 0; r < 4; r++) {
+            double g = bw_pass(kind, a, b, c, n);
+            if (r > 0 && g > best[kind]) best[kind] = g;
+        }
+    *load = best[0], *copy = best[1], *triad = best[2];
+    spmv_vec_free(a);
+    spmv_vec_free(b);
+    spmv_vec_free(c);
+}
+
+static int nthreads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static void estimate(tune_machine *tm)
+{
+    spmv_machine *m = &tm->m;
+    spmv_machine_init(m);
+    spmv_tune_host h;
+    if (spmv_tune_host_get(&h)) snprintf(h.cpu, sizeof h.cpu, "unknown"), h.cores = 1;
+    snprintf(m->name, sizeof m->name, "%.80s (ESTIMATE by spmv-tune, not measured)", h.cpu);
+
+    /* clock */
+    double ghz = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "cpu MHz", 7)) {
+                const char *p = strchr(line, ':');
+                if (p) ghz = atof(p + 1) / 1000.0;
+                break;
+            }
+        fclose(f);
+    }
+    if (!(ghz > 0)) ghz = read_long_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", 0) / 1e6;
+    if (!(ghz > 0)) ghz = 2.0;
+    m->clock_ghz = ghz;
+
+    /* topology */
+    int cpus = h.cores > 0 ? h.cores : 1, sockets = 0;
+    long seen[256];
+    for (int i = 0; i < cpus && i < 4096; i++) {
+        char p[128];
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
+        long id = read_long_file(p, 0);
+        int k;
+        for (k = 0; k < sockets; k++)
+            if (seen[k] == id) break;
+        if (k == sockets && sockets < 256) seen[sockets++] = id;
+    }
+    if (sockets < 1 || cpus % sockets) sockets = 1;
+    m->sockets = sockets;
+    m->cores_per_socket = cpus / sockets;
+    int nodes = 0;
+    DIR *d = opendir("/sys/devices/system/node");
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (!strncmp(e->d_name, "node", 4) && isdigit((unsigned char)e->d_name[4])) nodes++;
+        closedir(d);
+    }
+    int per_socket = nodes > sockets && nodes % sockets == 0 ? nodes / sockets : 1;
+    m->cores_per_numa = m->cores_per_socket % per_socket == 0 ? m->cores_per_socket / per_socket : m->cores_per_socket;
+
+    /* caches from sysfs */
+    long line = read_long_file("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size", 64);
+    m->cacheline = line > 0 && (line & (line - 1)) == 0 ? (int32_t)line : 64;
+    int nl = 0;
+    for (int lev = 1; lev <= 4 && nl < SPMV_MACHINE_MAX_LEVELS - 1; lev++)
+        for (int idx = 0; idx < 10; idx++) {
+            char base[128], p[160], type[32], list[256], sz[32];
+            snprintf(base, sizeof base, "/sys/devices/system/cpu/cpu0/cache/index%d", idx);
+            snprintf(p, sizeof p, "%s/level", base);
+            if (read_long_file(p, -1) != lev) continue;
+            snprintf(p, sizeof p, "%s/type", base);
+            if (read_str_file(p, type, sizeof type) || !strcmp(type, "Instruction")) continue;
+            snprintf(p, sizeof p, "%s/size", base);
+            if (read_str_file(p, sz, sizeof sz)) continue;
+            spmv_machine_level *l = &m->level[nl];
+            snprintf(l->name, sizeof l->name, "L%d", lev);
+            l->size = parse_size(sz);
+            snprintf(p, sizeof p, "%s/ways_of_associativity", base);
+            l->ways = (int32_t)read_long_file(p, 0);
+            snprintf(p, sizeof p, "%s/shared_cpu_list", base);
+            l->cores_per_group = read_str_file(p, list, sizeof list) ? 1 : count_cpu_list(list);
+            if (l->size >= m->cacheline) nl++;
+            break;
+        }
+    if (nl == 0) { /* nothing in sysfs: a generic core */
+        static const struct { const char *n; long size; int ways; } g[] = {{"L1", 32768, 8}, {"L2", 1 << 20, 16}};
+        for (int i = 0; i < 2; i++) {
+            snprintf(m->level[i].name, sizeof m->level[i].name, "%s", g[i].n);
+            m->level[i].size = g[i].size;
+            m->level[i].ways = g[i].ways;
+            m->level[i].cores_per_group = 1;
+        }
+        nl = 2;
+    }
+    static const double up[] = {64, 32, 16, 16}; /* B/cy towards the core, generic */
+    for (int i = 0; i < nl; i++) {
+        m->level[i].upstream_bw = up[i < 4 ? i : 3];
+        m->level[i].overlap = i == 0 ? SPMV_OVERLAP_A64FX : SPMV_OVERLAP_NONE;
+    }
+    spmv_machine_level *mem = &m->level[nl];
+    snprintf(mem->name, sizeof mem->name, "MEM");
+    mem->cores_per_group = m->cores_per_numa;
+    mem->overlap = SPMV_OVERLAP_NONE;
+    m->nlevels = nl + 1;
+
+    /* in-core: generic costs for the SIMD width of the family in use */
+    spmv_arch a = SPMV_ARCH_REF;
+    spmv_arch_get(&a);
+    int w = 2;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    w = __builtin_cpu_supports("avx512f") ? 8 : __builtin_cpu_supports("avx2") ? 4 : 2;
+#elif defined(__aarch64__) && defined(__linux__) && defined(PR_SVE_GET_VL)
+    if (a == SPMV_ARCH_SVE) {
+        int vl = prctl(PR_SVE_GET_VL);
+        if (vl > 0) w = (vl & 0xffff) / 8;
+    }
+#endif
+    if (a == SPMV_ARCH_AVX512) w = 8;
+    m->simd_width = w > 0 ? w : 1;
+    m->fma_latency = 4, m->fma_rthroughput = 0.5;
+    m->add_latency = 4, m->add_rthroughput = 0.5;
+    m->mul_latency = 4, m->mul_rthroughput = 0.5;
+    m->load_rthroughput = 0.5, m->store_rthroughput = 1;
+    m->gather_rthroughput = 0.625 * m->simd_width, m->gather_index_penalty = 0;
+    m->hadd_latency = 12, m->hadd_rthroughput = 6;
+
+    /* bandwidth: measured now */
+    double llc = tune_llc_bytes(m);
+    double t = tool_now();
+    measure_bw(llc, &m->bw_load, &m->bw_copy, &m->bw_triad);
+    t = tool_now() - t;
+    if (!(m->bw_triad > 0)) m->bw_triad = m->bw_load > 0 ? m->bw_load : 10;
+    if (!(m->bw_load > 0)) m->bw_load = m->bw_triad;
+    mem->upstream_bw = m->bw_triad / m->clock_ghz;
+    tm->have = spmv_machine_check(m) == SPMV_OK;
+    tm->estimated = 1;
+    snprintf(tm->source, sizeof tm->source,
+             "ESTIMATE: bandwidth measured by spmv-tune just now (%.1f s: load %.1f, copy %.1f, triad %.1f GB/s with "
+             "%d threads), caches from sysfs, clock %.2f GHz from /proc/cpuinfo, in-core costs generic (not measured)",
+             t, m->bw_load, m->bw_copy, m->bw_triad, nthreads(), m->clock_ghz);
+}
+
+/* ------------------------------------------------------------------------------------------- finding the file */
+
+static int try_read(const char *path, spmv_machine *m)
+{
+    return spmv_machine_read(path, m) == SPMV_OK ? 0 : -1;
+}
+
+/* this machine's file in dir: `own` (DIR/<hostname>.machine), else the newest *.machine whose model name contains
+ * the CPU model string */
+static int find_in_dir(const char *dir, const char *own, const char *cpu, tune_machine *tm)
+{
+    if (access(own, R_OK) == 0 && try_read(own, &tm->m) == 0) {
+        snprintf(tm->path, sizeof tm->path, "%s", own);
+        return 0;
+    }
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    time_t newest = 0;
+    int found = -1;
+    spmv_machine *tmp = malloc(sizeof *tmp);
+    while (tmp && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 9 || strcmp(e->d_name + n - 8, ".machine")) continue;
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(p, &sb) || !S_ISREG(sb.st_mode)) continue;
+        if (try_read(p, tmp) || !contains_ci(tmp->name, cpu)) continue;
+        if (found < 0 || sb.st_mtime > newest) {
+            newest = sb.st_mtime;
+            tm->m = *tmp;
+            snprintf(tm->path, sizeof tm->path, "%s", p);
+            found = 0;
+        }
+    }
+    free(tmp);
+    closedir(d);
+    return found;
+}
+
+int tune_machine_get(const char *prog, const char *path, int run, tune_machine *tm)
+{
+    memset(tm, 0, sizeof *tm);
+    if (path) {
+        spmv_status st = spmv_machine_read(path, &tm->m);
+        if (st) {
+            tool_error(prog, st);
+            return 1;
+        }
+        tm->have = 1;
+        snprintf(tm->path, sizeof tm->path, "%.4300s", path);
+        snprintf(tm->source, sizeof tm->source, "%s (--machine)", path);
+        return 0;
+    }
+    spmv_tune_host h;
+    if (spmv_tune_host_get(&h)) snprintf(h.cpu, sizeof h.cpu, "unknown");
+    char dir[4096], own[4400], name[200];
+    int havedir = tune_machines_dir(dir, sizeof dir) == 0;
+    /* spmv-machine --install's name: <hostname>.machine; without a host name, the CPU model */
+    char host[128] = "";
+    if (gethostname(host, sizeof host - 1) || !host[0] || strchr(host, '/')) slug(h.cpu, name, sizeof name);
+    else snprintf(name, sizeof name, "%s", host);
+    snprintf(own, sizeof own, "%s/%s.machine", havedir ? dir : ".", name);
+    if (havedir && find_in_dir(dir, own, h.cpu, tm) == 0) {
+        tm->have = 1;
+        snprintf(tm->source, sizeof tm->source, "%.500s (this machine's file)", tm->path);
+        return 0;
+    }
+    char why[600] = "";
+    if (run && havedir) {
+        char exe[4096];
+        if (find_exe("spmv-machine", exe, sizeof exe) == 0) {
+            fprintf(stderr,
+                    "%s: no machine file for this CPU ('%s') in %s: running `%s --quick -o %s` first "
+                    "(measures bandwidth and in-core costs; about a minute)\n",
+                    prog, h.cpu, dir, exe, own);
+            double t = tool_now();
+            int rc = mkdirs(dir) ? -1 : run_quick(exe, own, 180, why, sizeof why);
+            if (rc == 0 && try_read(own, &tm->m) == 0) {
+                tm->have = 1;
+                tm->measured_now = 1;
+                snprintf(tm->path, sizeof tm->path, "%s", own);
+                snprintf(tm->source, sizeof tm->source, "%.400s (measured just now by spmv-machine --quick, %.0f s)",
+                         own, tool_now() - t);
+                return 0;
+            }
+            if (rc == 0) snprintf(why, sizeof why, "it exited normally but %.100s is missing or does not parse (%.150s)",
+                                  own, access(own, F_OK) ? "not written" : spmv_last_error());
+            fprintf(stderr, "%s: spmv-machine --quick gave no usable machine file: %s\n", prog, why);
+        } else {
+            snprintf(why, sizeof why, "spmv-machine is neither next to %s nor on PATH", prog);
+            fprintf(stderr, "%s: no machine file for this CPU ('%s') in %s and %s\n", prog, h.cpu, dir, why);
+        }
+    } else if (!havedir) {
+        fprintf(stderr, "%s: neither XDG_DATA_HOME nor HOME is set: no machine file can be found\n", prog);
+    }
+    fprintf(stderr, "%s: using an ESTIMATE of the machine instead (quick bandwidth measurement, generic in-core "
+                    "costs); run spmv-machine for real numbers\n", prog);
+    estimate(tm);
+    return 0;
+}

@@ -1,0 +1,37 @@
+/* The machine file for spmv-tune and spmv-bench --suite: find this machine's file, else run spmv-machine --quick,
+ * else fall back to a clearly labelled estimate (sysfs caches, a quick bandwidth measurement, generic in-core
+ * costs). Tools only, not part of the library. */
+#ifndef SPMV_TUNE_MACHINE_H
+#define SPMV_TUNE_MACHINE_H
+
+#include "spmv.h"
+
+#include <stddef.h>
+
+typedef struct tune_machine {
+    spmv_machine m;
+    int have;          /* 1: m is usable for the model */
+    int estimated;     /* 1: spmv-tune's own estimate, not a spmv-machine measurement */
+    int measured_now;  /* 1: spmv-machine --quick ran in this process */
+    char path[4400];   /* the machine file used (empty for an estimate) */
+    char source[600];  /* one line: where the numbers come from */
+} tune_machine;
+
+/* Folder of the user's machine files: $XDG_DATA_HOME/spmv/machines or ~/.local/share/spmv/machines.
+ * Returns 0 on success. */
+int tune_machines_dir(char *buf, size_t size);
+
+/* Get the machine: path (--machine FILE) if given (an error there is fatal: returns nonzero); else this machine's
+ * file in tune_machines_dir (<hostname>.machine as spmv-machine --install names it, or any whose model name
+ * contains the CPU model string); else, when run_quick, `spmv-machine --quick -o FILE` (found next to the running executable or on PATH;
+ * its output goes to stderr); else (or when that fails) an estimate. Messages go to stderr prefixed with prog.
+ * Returns 0 unless an explicit path failed. */
+int tune_machine_get(const char *prog, const char *path, int run_quick, tune_machine *tm);
+
+/* Bytes of the last-level cache over all its instances (0 if unknown). */
+double tune_llc_bytes(const spmv_machine *m);
+
+/* Physical memory in bytes (0 if unknown). */
+double tune_ram_bytes(void);
+
+#endif
