@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install spmv to a temporary prefix, then build examples/cg against the installed package twice -- with CMake's
+# find_package(spmv) and with a plain compiler line from `pkg-config --cflags --libs spmv` -- and run both on the
+# built-in HPCG matrix and on bcsstk13: the CG residual must fall below 1e-8, in the same number of iterations
+# (+-1) for CRS and SELL (cg's exit status says so).
+# usage: check_install.sh BUILD_DIR SOURCE_DIR SHARED_MATRICES_DIR
+set -euo pipefail
+build=$1 src=$2 shared=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" > "$tmp/install.log"
+test -f "$prefix/include/spmv.h" && test -f "$prefix/lib/cmake/spmv/spmvConfig.cmake"
+ls "$prefix"/lib/libspmv.so.* "$prefix"/lib/libspmv.a > /dev/null
+# 1. find_package
+cmake -S "$src/examples/cg" -B "$tmp/cg-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > "$tmp/cfg.log"
+cmake --build "$tmp/cg-cmake" > "$tmp/build.log"
+# 2. pkg-config and a plain compiler line
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists spmv
+cc -O2 -o "$tmp/cg-pc" "$src/examples/cg/cg.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs spmv) \
+   -Wl,-rpath,"$prefix/lib" -lm
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OMP_WAIT_POLICY=passive
+for exe in "$tmp/cg-cmake/cg" "$tmp/cg-pc"; do
+  echo "== $exe --hpcg 16"
+  "$exe" --hpcg 16
+  if [ -f "$shared/bcsstk13.mtx" ]; then
+    echo "== $exe $shared/bcsstk13.mtx"
+    "$exe" "$shared/bcsstk13.mtx"
+  fi
+done
+echo "install + find_package + pkg-config + CG: ok"
