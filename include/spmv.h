@@ -1,4 +1,5 @@
-/*
+/**
+ * @file spmv.h
  * spmv.h -- sparse matrix-vector multiplication y = alpha*A*x + beta*y on CPUs with wide SIMD units.
  *
  * Formats: CRS (compressed row storage) and SELL-C-sigma (Kreutzer et al., SIAM J. Sci. Comput. 36(5), 2014).
@@ -36,7 +37,7 @@ extern "C" {
 #define SPMV_VERSION_MINOR 1
 #define SPMV_VERSION_PATCH 0
 #define SPMV_VERSION_STRING "0.1.0"
-/* Encoded as major*10000 + minor*100 + patch, for compile-time comparisons. */
+/** Encoded as major*10000 + minor*100 + patch, for compile-time comparisons. */
 #define SPMV_VERSION (SPMV_VERSION_MAJOR * 10000 + SPMV_VERSION_MINOR * 100 + SPMV_VERSION_PATCH)
 
 /* ================================================================================================ */
@@ -45,22 +46,22 @@ extern "C" {
 
 typedef enum spmv_status {
     SPMV_OK = 0,
-    SPMV_ERR_ARG = -1,         /* invalid argument: NULL, negative size, out-of-range index, bad option */
-    SPMV_ERR_NOMEM = -2,       /* an allocation failed; nothing leaked, outputs untouched */
-    SPMV_ERR_IO = -3,          /* a file could not be opened, read or written */
-    SPMV_ERR_PARSE = -4,       /* a Matrix Market file is malformed (the message names file and line) */
-    SPMV_ERR_UNSUPPORTED = -5, /* valid input this library does not handle (complex field, ...) */
-    SPMV_ERR_OVERFLOW = -6,    /* a size does not fit the 32-bit row/column indices */
-    SPMV_ERR_ARCH = -7         /* a forced kernel family (SPMV_ARCH) is not available on this CPU */
+    SPMV_ERR_ARG = -1,         /**< invalid argument: NULL, negative size, out-of-range index, bad option */
+    SPMV_ERR_NOMEM = -2,       /**< an allocation failed; nothing leaked, outputs untouched */
+    SPMV_ERR_IO = -3,          /**< a file could not be opened, read or written */
+    SPMV_ERR_PARSE = -4,       /**< a Matrix Market file is malformed (the message names file and line) */
+    SPMV_ERR_UNSUPPORTED = -5, /**< valid input this library does not handle (complex field, ...) */
+    SPMV_ERR_OVERFLOW = -6,    /**< a size does not fit the 32-bit row/column indices */
+    SPMV_ERR_ARCH = -7         /**< a forced kernel family (SPMV_ARCH) is not available on this CPU */
 } spmv_status;
 
-/* Version of the library linked at run time ("0.1.0"); compare with SPMV_VERSION_STRING. Never NULL. */
+/** Version of the library linked at run time ("0.1.0"); compare with SPMV_VERSION_STRING. Never NULL. */
 SPMV_API const char *spmv_version(void);
 
-/* Short fixed text for a status code; never NULL. */
+/** Short fixed text for a status code; never NULL. */
 SPMV_API const char *spmv_strerror(spmv_status status);
 
-/* Detail of the last error raised in the calling thread (thread-local), e.g.
+/** Detail of the last error raised in the calling thread (thread-local), e.g.
  * "m.mtx:4: row index 0 out of range 1..3". Empty string when there was none. Never NULL. */
 SPMV_API const char *spmv_last_error(void);
 
@@ -68,10 +69,10 @@ SPMV_API const char *spmv_last_error(void);
 /* Aligned memory                                                                                    */
 /* ================================================================================================ */
 
-/* Alignment in bytes of every array the library allocates (power of two, >= 64 by default). */
+/** Alignment in bytes of every array the library allocates (power of two, >= 64 by default). */
 SPMV_API size_t spmv_alignment(void);
 
-/* A vector of n doubles aligned to spmv_alignment(), zero-filled. n >= 0.
+/** A vector of n doubles aligned to spmv_alignment(), zero-filled. n >= 0.
  * Errors: SPMV_ERR_ARG (v NULL, n < 0), SPMV_ERR_NOMEM. *v is NULL for n = 0. Free with spmv_vec_free. */
 SPMV_API spmv_status spmv_vec_alloc(int64_t n, double **v);
 SPMV_API void spmv_vec_free(double *v);
@@ -80,21 +81,21 @@ SPMV_API void spmv_vec_free(double *v);
 /* CRS (compressed row storage)                                                                      */
 /* ================================================================================================ */
 
-/* A rows x cols matrix in CRS. Columns are sorted within each row, duplicates summed, explicit zeros kept. */
+/** A rows x cols matrix in CRS. Columns are sorted within each row, duplicates summed, explicit zeros kept. */
 typedef struct spmv_crs {
-    int32_t rows;     /* number of rows, >= 0 */
-    int32_t cols;     /* number of columns, >= 0 */
-    int64_t nnz;      /* stored nonzeros (explicit zeros included) = rowptr[rows] */
-    int64_t *rowptr;  /* length rows+1: entries of row i are [rowptr[i], rowptr[i+1]) */
-    int32_t *col;     /* length nnz: 0-based column indices, strictly increasing within a row */
-    double *val;      /* length nnz: values */
-    int32_t nparts;   /* number of parts of the thread partition (= threads the driver uses) */
-    int32_t *part;    /* length nparts+1: rows [part[t], part[t+1]) go to thread t, balanced by nonzeros */
-    int owns;         /* 1: rowptr/col/val belong to this struct; 0: borrowed (spmv_crs_wrap) */
-    const struct spmv_kernel *kernel; /* internal: the CRS kernel chosen at build time (spmv_crs_kernel_name) */
+    int32_t rows;     /**< number of rows, >= 0 */
+    int32_t cols;     /**< number of columns, >= 0 */
+    int64_t nnz;      /**< stored nonzeros (explicit zeros included) = rowptr[rows] */
+    int64_t *rowptr;  /**< length rows+1: entries of row i are [rowptr[i], rowptr[i+1]) */
+    int32_t *col;     /**< length nnz: 0-based column indices, strictly increasing within a row */
+    double *val;      /**< length nnz: values */
+    int32_t nparts;   /**< number of parts of the thread partition (= threads the driver uses) */
+    int32_t *part;    /**< length nparts+1: rows [part[t], part[t+1]) go to thread t, balanced by nonzeros */
+    int owns;         /**< 1: rowptr/col/val belong to this struct; 0: borrowed (spmv_crs_wrap) */
+    const struct spmv_kernel *kernel; /**< internal: the CRS kernel chosen at build time (spmv_crs_kernel_name) */
 } spmv_crs;
 
-/* Copying constructor from the caller's CRS arrays (0-based). rowptr: length rows+1, non-decreasing, rowptr[0]=0;
+/** Copying constructor from the caller's CRS arrays (0-based). rowptr: length rows+1, non-decreasing, rowptr[0]=0;
  * col, val: length rowptr[rows]. Columns may be unsorted and repeated: they are sorted and duplicates summed.
  * val may be NULL for a pattern matrix (every entry 1.0).
  * Errors: SPMV_ERR_ARG (NULL pointer, negative size, rowptr not monotone, column outside 0..cols-1; the message
@@ -102,28 +103,28 @@ typedef struct spmv_crs {
 SPMV_API spmv_status spmv_crs_from_arrays(int32_t rows, int32_t cols, const int64_t *rowptr, const int32_t *col,
                                           const double *val, spmv_crs **A);
 
-/* Borrowing constructor: A points at the caller's arrays, which must outlive A and must already satisfy the CRS
+/** Borrowing constructor: A points at the caller's arrays, which must outlive A and must already satisfy the CRS
  * invariants (columns strictly increasing within each row, all in 0..cols-1); they are checked, not changed.
  * Errors: SPMV_ERR_ARG (as above, or unsorted/repeated columns: use spmv_crs_from_arrays), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_crs_wrap(int32_t rows, int32_t cols, int64_t *rowptr, int32_t *col, double *val,
                                    spmv_crs **A);
 
-/* From COO triplets (any order, duplicates summed). row, col: length nnz, indices with the given base (0 or 1);
+/** From COO triplets (any order, duplicates summed). row, col: length nnz, indices with the given base (0 or 1);
  * val: length nnz, or NULL for a pattern (1.0). Errors: SPMV_ERR_ARG (index out of range, named with its
  * position), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_crs_from_coo(int32_t rows, int32_t cols, int64_t nnz, const int32_t *row,
                                        const int32_t *col, const double *val, int base, spmv_crs **A);
 
-/* Deep copy. */
+/** Deep copy. */
 SPMV_API spmv_status spmv_crs_copy(const spmv_crs *A, spmv_crs **B);
 SPMV_API void spmv_crs_free(spmv_crs *A);
 
-/* Repartition the rows for nthreads threads, balanced by nonzeros (0 = omp_get_max_threads(), but at most one
+/** Repartition the rows for nthreads threads, balanced by nonzeros (0 = omp_get_max_threads(), but at most one
  * thread per 8192 nonzeros).
  * Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads);
 
-/* Read a Matrix Market file (through SuiteSparse CHOLMOD) into CRS.
+/** Read a Matrix Market file (through SuiteSparse CHOLMOD) into CRS.
  * Accepted: coordinate and array formats; real, integer and pattern fields (a pattern entry is 1.0); general,
  * symmetric and skew-symmetric symmetry, expanded to full storage whichever triangle is stored (diagonal once,
  * skew mirror negated); banner keywords in any case, leading blanks, comment and blank lines anywhere, CRLF.
@@ -139,34 +140,34 @@ SPMV_API spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads);
  * pre-scanned by spmv (line numbers, the rules above), then a normalized copy is parsed by CHOLMOD. */
 SPMV_API spmv_status spmv_crs_read_mm(const char *path, spmv_crs **A);
 
-/* Write A as a general real coordinate Matrix Market file (1-based, 17 significant digits, round-trips exactly
+/** Write A as a general real coordinate Matrix Market file (1-based, 17 significant digits, round-trips exactly
  * except the sign and payload of a NaN). On failure the partial file is removed.
  * Errors: SPMV_ERR_ARG, SPMV_ERR_IO (names the path). */
 SPMV_API spmv_status spmv_crs_write_mm(const spmv_crs *A, const char *path);
 
 /* Generators ------------------------------------------------------------------------------------ */
 
-/* The HPCG 27-point stencil on an nx x ny x nz grid, built as the HPCG benchmark's GenerateProblem builds it:
+/** The HPCG 27-point stencil on an nx x ny x nz grid, built as the HPCG benchmark's GenerateProblem builds it:
  * row/column index i = ix + nx*(iy + ny*iz), diagonal 26, each existing neighbour in the 3x3x3 box -1.
  * rows = cols = nx*ny*nz; nnz = (3nx-2)(3ny-2)(3nz-2). Errors: SPMV_ERR_ARG (a size < 1),
  * SPMV_ERR_OVERFLOW (nx*ny*nz > INT32_MAX), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_gen_hpcg(int32_t nx, int32_t ny, int32_t nz, spmv_crs **A);
 
-/* 2D 5-point Laplacian on nx x ny (diagonal 4, neighbours -1), index ix + nx*iy. */
+/** 2D 5-point Laplacian on nx x ny (diagonal 4, neighbours -1), index ix + nx*iy. */
 SPMV_API spmv_status spmv_gen_laplace2d(int32_t nx, int32_t ny, spmv_crs **A);
 
-/* 3D 7-point Laplacian on nx x ny x nz (diagonal 6, neighbours -1), index ix + nx*(iy + ny*iz). */
+/** 3D 7-point Laplacian on nx x ny x nz (diagonal 6, neighbours -1), index ix + nx*(iy + ny*iz). */
 SPMV_API spmv_status spmv_gen_laplace3d(int32_t nx, int32_t ny, int32_t nz, spmv_crs **A);
 
 /* Statistics ------------------------------------------------------------------------------------ */
 
 typedef struct spmv_crs_stats {
-    int32_t nzr_min;     /* fewest nonzeros in a row (N_nzr) */
-    int32_t nzr_max;     /* most nonzeros in a row */
-    double nzr_mean;     /* nnz / rows (0 for rows = 0) */
-    int32_t empty_rows;  /* rows without a stored entry */
-    int64_t bandwidth;   /* max |i - j| over stored entries (0 for an empty matrix) */
-    int64_t profile;     /* sum over non-empty rows i of max(0, i - min_j j) (the envelope below the diagonal) */
+    int32_t nzr_min;     /**< fewest nonzeros in a row (N_nzr) */
+    int32_t nzr_max;     /**< most nonzeros in a row */
+    double nzr_mean;     /**< nnz / rows (0 for rows = 0) */
+    int32_t empty_rows;  /**< rows without a stored entry */
+    int64_t bandwidth;   /**< max |i - j| over stored entries (0 for an empty matrix) */
+    int64_t profile;     /**< sum over non-empty rows i of max(0, i - min_j j) (the envelope below the diagonal) */
 } spmv_crs_stats;
 
 SPMV_API spmv_status spmv_crs_get_stats(const spmv_crs *A, spmv_crs_stats *s);
@@ -175,12 +176,12 @@ SPMV_API spmv_status spmv_crs_get_stats(const spmv_crs *A, spmv_crs_stats *s);
 /* Reordering: permutations and reverse Cuthill-McKee (RCM)                                          */
 /* ================================================================================================ */
 
-/* Symmetric permutation of a square matrix: B = P A P^T, B[i][j] = A[perm[i]][perm[j]].
+/** Symmetric permutation of a square matrix: B = P A P^T, B[i][j] = A[perm[i]][perm[j]].
  * perm: length rows, a bijection on 0..rows-1 (perm[new] = old). Errors: SPMV_ERR_ARG (NULL, not square,
  * perm not a bijection: the message names the first bad entry), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_crs_permute(const spmv_crs *A, const int32_t *perm, spmv_crs **B);
 
-/* Reverse Cuthill-McKee ordering of a square matrix on the pattern of A + A^T (built with CXSparse), so
+/** Reverse Cuthill-McKee ordering of a square matrix on the pattern of A + A^T (built with CXSparse), so
  * unsymmetric matrices work too. Each connected component starts from a pseudo-peripheral node (George & Liu:
  * repeated BFS from the minimum-degree node of the last level until the eccentricity stops growing); neighbours
  * are visited in increasing degree (ties by index); the order is reversed at the end. Cuthill-McKee is tried from
@@ -195,49 +196,49 @@ SPMV_API spmv_status spmv_rcm(const spmv_crs *A, int32_t *perm, int32_t *iperm);
 /* SELL-C-sigma                                                                                      */
 /* ================================================================================================ */
 
-/* Build options. Start from spmv_sell_opts_default() and change fields. */
+/** Build options. Start from spmv_sell_opts_default() and change fields. */
 typedef struct spmv_sell_opts {
-    int32_t C;        /* chunk height C >= 1 (rows per chunk); 0 = auto: the choice spmv-tune recorded for a
+    int32_t C;        /**< chunk height C >= 1 (rows per chunk); 0 = auto: the choice spmv-tune recorded for a
                          matching matrix on this machine, else the model's default (see spmv_tune_auto_params) */
-    int32_t sigma;    /* sorting window sigma >= 1: rows sorted by descending length inside windows of sigma rows;
+    int32_t sigma;    /**< sorting window sigma >= 1: rows sorted by descending length inside windows of sigma rows;
                          1 = no sorting, >= rows = global sort; 0 = auto (as for C) */
-    int32_t unroll;   /* chunk lengths rounded up to a multiple of this (>= 1; 1 = no rounding) */
-    int permuted;     /* 0: x and y in the original order (default); 1: x and y in the permuted order (for a
+    int32_t unroll;   /**< chunk lengths rounded up to a multiple of this (>= 1; 1 = no rounding) */
+    int permuted;     /**< 0: x and y in the original order (default); 1: x and y in the permuted order (for a
                          square matrix the columns are permuted alike, A' = P A P^T; for a rectangular one only
                          the rows are, x stays in the original order) */
-    int rcm;          /* 1: apply reverse Cuthill-McKee (square matrices) before the sigma-sort; 0: off */
-    int nthreads;     /* parts of the thread partition; 0 = omp_get_max_threads(), at most one per 8192 entries */
+    int rcm;          /**< 1: apply reverse Cuthill-McKee (square matrices) before the sigma-sort; 0: off */
+    int nthreads;     /**< parts of the thread partition; 0 = omp_get_max_threads(), at most one per 8192 entries */
 } spmv_sell_opts;
 
-/* Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0. */
+/** Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0. */
 SPMV_API spmv_sell_opts spmv_sell_opts_default(void);
 
-/* A rows x cols matrix in SELL-C-sigma. Chunk k holds the permuted rows [k*C, k*C + C) (the last chunk is padded
+/** A rows x cols matrix in SELL-C-sigma. Chunk k holds the permuted rows [k*C, k*C + C) (the last chunk is padded
  * with empty rows), is chunklen[k] columns wide and is stored column-major: the j-th entry of the row in lane r
  * is at chunkptr[k] + j*C + r. Padding entries have value 0 and a column index already used by their own row
  * (or, for an empty row, by the chunk's longest row at the same position), so a gather never touches a new line. */
 typedef struct spmv_sell {
     int32_t rows, cols;
-    int32_t C;          /* chunk height */
-    int32_t sigma;      /* sorting window actually used: min(sigma, rows), at least 1 */
-    int32_t nchunks;    /* ceil(rows / C) */
-    int32_t unroll;     /* chunk lengths are multiples of this */
-    int permuted;       /* vector order of the multiply, see spmv_sell_opts */
-    int64_t nnz;        /* nonzeros of A (explicit zeros included) */
-    int64_t stored;     /* stored entries including padding = chunkptr[nchunks] */
-    int64_t *chunkptr;  /* length nchunks+1: offset of chunk k in col/val; chunkptr[k+1]-chunkptr[k] = C*chunklen[k] */
-    int32_t *chunklen;  /* length nchunks: chunk length (columns) */
-    int32_t *col;       /* length stored: column indices (permuted numbering if permuted and square) */
-    double *val;        /* length stored: values, 0 for padding */
-    int32_t *rowlen;    /* length rows: nonzeros of permuted row i */
-    int32_t *perm;      /* length rows: perm[i] = original row stored at permuted position i */
-    int32_t *iperm;     /* length rows: iperm[perm[i]] = i */
-    int32_t nparts;     /* parts of the thread partition */
-    int32_t *part;      /* length nparts+1: chunks [part[t], part[t+1]) go to thread t, balanced by stored entries */
-    const struct spmv_kernel *kernel; /* internal: the SELL kernel chosen at build time (spmv_sell_kernel_name) */
+    int32_t C;          /**< chunk height */
+    int32_t sigma;      /**< sorting window actually used: min(sigma, rows), at least 1 */
+    int32_t nchunks;    /**< ceil(rows / C) */
+    int32_t unroll;     /**< chunk lengths are multiples of this */
+    int permuted;       /**< vector order of the multiply, see spmv_sell_opts */
+    int64_t nnz;        /**< nonzeros of A (explicit zeros included) */
+    int64_t stored;     /**< stored entries including padding = chunkptr[nchunks] */
+    int64_t *chunkptr;  /**< length nchunks+1: offset of chunk k in col/val; chunkptr[k+1]-chunkptr[k] = C*chunklen[k] */
+    int32_t *chunklen;  /**< length nchunks: chunk length (columns) */
+    int32_t *col;       /**< length stored: column indices (permuted numbering if permuted and square) */
+    double *val;        /**< length stored: values, 0 for padding */
+    int32_t *rowlen;    /**< length rows: nonzeros of permuted row i */
+    int32_t *perm;      /**< length rows: perm[i] = original row stored at permuted position i */
+    int32_t *iperm;     /**< length rows: iperm[perm[i]] = i */
+    int32_t nparts;     /**< parts of the thread partition */
+    int32_t *part;      /**< length nparts+1: chunks [part[t], part[t+1]) go to thread t, balanced by stored entries */
+    const struct spmv_kernel *kernel; /**< internal: the SELL kernel chosen at build time (spmv_sell_kernel_name) */
 } spmv_sell;
 
-/* Convert CRS to SELL-C-sigma. The arrays are first touched by the thread partition the multiply uses (above 2^15
+/** Convert CRS to SELL-C-sigma. The arrays are first touched by the thread partition the multiply uses (above 2^15
  * stored entries; smaller matrices are filled by one thread).
  * C = 0 or sigma = 0 picks the parameters automatically (SPMV_VERBOSE=1 says which: recorded or model).
  * Errors: SPMV_ERR_ARG (NULL, C < 0, sigma < 0, unroll < 1, nthreads < 0, rcm on a non-square matrix),
@@ -245,20 +246,20 @@ typedef struct spmv_sell {
  * SPMV_ERR_UNSUPPORTED (rcm without SuiteSparse), SPMV_ERR_ARCH (SPMV_ARCH names an unavailable family). */
 SPMV_API spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **S);
 
-/* Back to CRS in the original row and column order (padding dropped, explicit zeros kept): CRS -> SELL -> CRS
+/** Back to CRS in the original row and column order (padding dropped, explicit zeros kept): CRS -> SELL -> CRS
  * gives back the same matrix. Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **A);
 SPMV_API void spmv_sell_free(spmv_sell *S);
 
-/* Repartition the chunks for nthreads threads, balanced by stored entries (0 = as in spmv_crs_set_threads). */
+/** Repartition the chunks for nthreads threads, balanced by stored entries (0 = as in spmv_crs_set_threads). */
 SPMV_API spmv_status spmv_sell_set_threads(spmv_sell *S, int nthreads);
 
-/* Padding overhead in percent: 100 * (stored - nnz) / nnz (0 when nnz = 0). */
+/** Padding overhead in percent: 100 * (stored - nnz) / nnz (0 when nnz = 0). */
 SPMV_API double spmv_sell_padding_percent(const spmv_sell *S);
-/* beta = nnz / stored, the fill efficiency in (0, 1] (1 when stored = 0). */
+/** beta = nnz / stored, the fill efficiency in (0, 1] (1 when stored = 0). */
 SPMV_API double spmv_sell_beta(const spmv_sell *S);
 
-/* Vector reordering for solvers that stay in the permuted order. n = rows of S for row vectors;
+/** Vector reordering for solvers that stay in the permuted order. n = rows of S for row vectors;
  * for a square matrix the same permutation applies to x.  out[i] = in[perm[i]]  (original -> permuted)
  * and out[perm[i]] = in[i] (permuted -> original). in and out: length rows, must not overlap.
  * Errors: SPMV_ERR_ARG (NULL, overlapping in/out). */
@@ -269,14 +270,14 @@ SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *i
 /* Multiply                                                                                          */
 /* ================================================================================================ */
 
-/* y = alpha*A*x + beta*y.  x: length cols, y: length rows (distinct arrays). With beta = 0, y is not read (NaN in
+/** y = alpha*A*x + beta*y.  x: length cols, y: length rows (distinct arrays). With beta = 0, y is not read (NaN in
  * y does not propagate). Runs on A->nparts OpenMP threads. Errors: SPMV_ERR_ARG (NULL with a nonzero length). */
 SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y);
 
-/* y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts). */
+/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts). */
 SPMV_API spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y);
 
-/* Fused multiply for Krylov solvers (e.g. CG's <p, Ap>): y = alpha*A*x + beta*y and, in the same sweep over y
+/** Fused multiply for Krylov solvers (e.g. CG's <p, Ap>): y = alpha*A*x + beta*y and, in the same sweep over y
  * (each block of y is reduced while it is still in cache), xy = <x, y> and yy = <y, y> of the new y. Square
  * matrices only (x and y have the same length and, for SELL, the same order). xy or yy may be NULL when not
  * wanted. Sums are taken per thread part and added in part order, so the result is deterministic for a given
@@ -286,32 +287,32 @@ SPMV_API spmv_status spmv_crs_mv_dot(const spmv_crs *A, double alpha, const doub
 SPMV_API spmv_status spmv_sell_mv_dot(const spmv_sell *S, double alpha, const double *x, double beta, double *y,
                                       double *xy, double *yy);
 
-/* New values, same pattern: copy A's values into S without rebuilding the structure (solvers that reassemble the
+/** New values, same pattern: copy A's values into S without rebuilding the structure (solvers that reassemble the
  * matrix every time step). A must have exactly the pattern S was built from (same rows, cols, row offsets and
  * columns, in the original order); this is checked, and on a mismatch S is left unchanged and the message names
  * the first differing row. Errors: SPMV_ERR_ARG. */
 SPMV_API spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A);
 
-/* Name of the kernel the multiply runs, e.g. "crs-ref", "sell-ref", "sell-avx512-C32". Never NULL. */
+/** Name of the kernel the multiply runs, e.g. "crs-ref", "sell-ref", "sell-avx512-C32". Never NULL. */
 SPMV_API const char *spmv_crs_kernel_name(const spmv_crs *A);
 SPMV_API const char *spmv_sell_kernel_name(const spmv_sell *S);
 
-/* Traffic and work a kernel declares (likwid-bench style), from which GB/s and the code balance are derived.
+/** Traffic and work a kernel declares (likwid-bench style), from which GB/s and the code balance are derived.
  * Bytes moved to/from memory by one multiply with beta = 0, counting x once per nonzero as 8*alpha_x bytes:
  *   bytes = stored*bytes_per_entry + rows*bytes_per_row + nchunks*bytes_per_chunk + 8*alpha_x*nnz
  * flops = flops_per_entry * nnz (useful flops; padding is not counted). */
 typedef struct spmv_traffic {
-    double bytes_per_entry;   /* value + index: 12 for 8-byte values and 4-byte indices */
-    double bytes_per_row;     /* y store + write-allocate (16), plus for CRS the row offset: 8 with spmv's int64
+    double bytes_per_entry;   /**< value + index: 12 for 8-byte values and 4-byte indices */
+    double bytes_per_row;     /**< y store + write-allocate (16), plus for CRS the row offset: 8 with spmv's int64
                                  offsets (24); the paper's form N_nzr*(12 + 8 alpha) + 20 assumes 4-byte offsets */
-    double bytes_per_chunk;   /* chunk offset + chunk length for SELL (12), 0 for CRS */
-    double flops_per_entry;   /* 2 (one multiply, one add) */
+    double bytes_per_chunk;   /**< chunk offset + chunk length for SELL (12), 0 for CRS */
+    double flops_per_entry;   /**< 2 (one multiply, one add) */
 } spmv_traffic;
 
 SPMV_API spmv_status spmv_crs_traffic(const spmv_crs *A, spmv_traffic *t);
 SPMV_API spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t);
 
-/* Bytes of one multiply (beta = 0) under the declaration above, with RHS factor alpha_x (1/N_nzr: x read once). */
+/** Bytes of one multiply (beta = 0) under the declaration above, with RHS factor alpha_x (1/N_nzr: x read once). */
 SPMV_API double spmv_traffic_bytes(const spmv_traffic *t, int64_t stored, int64_t nnz, int64_t rows,
                                    int64_t nchunks, double alpha_x);
 
@@ -321,7 +322,7 @@ SPMV_API double spmv_traffic_bytes(const spmv_traffic *t, int64_t stored, int64_
 
 typedef enum spmv_arch { SPMV_ARCH_REF = 0, SPMV_ARCH_AVX512 = 1, SPMV_ARCH_SVE = 2 } spmv_arch;
 
-/* The kernel family in use: the fastest this CPU supports, or the one forced by the environment variable
+/** The kernel family in use: the fastest this CPU supports, or the one forced by the environment variable
  * SPMV_ARCH=ref|avx512|sve. Detected once per process. Errors: SPMV_ERR_ARCH when SPMV_ARCH names a family this
  * CPU or build lacks, or an unknown name (the message says which). */
 SPMV_API spmv_status spmv_arch_get(spmv_arch *arch);
@@ -338,7 +339,7 @@ SPMV_API const char *spmv_arch_name(spmv_arch arch);
 #define SPMV_MACHINE_MAX_LEVELS 6   /* memory hierarchy levels in a machine file, memory included */
 #define SPMV_MACHINE_MAX_CORES 512  /* entries of a measured bandwidth-versus-cores curve */
 
-/* How the transfers of one level (between it and the level above it, towards the core) overlap with the other
+/** How the transfers of one level (between it and the level above it, towards the core) overlap with the other
  * contributions of the ECM model (Sect. III-A). Machine-file values in quotes; kerncraft's `transfers overlap:
  * false/true` are read as none/full.
  *  NONE  "none":          all transfer cycles of the level add up with the other non-overlapping ones (Intel
@@ -350,101 +351,101 @@ SPMV_API const char *spmv_arch_name(spmv_arch arch);
  *                         this is also the usual Intel convention that stores belong to T_OL, loads to T_nOL. */
 typedef enum spmv_overlap { SPMV_OVERLAP_NONE = 0, SPMV_OVERLAP_FULL = 1, SPMV_OVERLAP_A64FX = 2 } spmv_overlap;
 
-/* Which measured saturated memory bandwidth is the roofline's b_S. The paper uses TRIAD (Sect. IV, Fig. 5). */
+/** Which measured saturated memory bandwidth is the roofline's b_S. The paper uses TRIAD (Sect. IV, Fig. 5). */
 typedef enum spmv_bw_kind { SPMV_BW_TRIAD = 0, SPMV_BW_LOAD = 1, SPMV_BW_COPY = 2 } spmv_bw_kind;
 
-/* One level of the memory hierarchy, ordered from the core: L1, L2, [L3,] MEM (the last level is the memory). */
+/** One level of the memory hierarchy, ordered from the core: L1, L2, [L3,] MEM (the last level is the memory). */
 typedef struct spmv_machine_level {
-    char name[16];              /* "L1", "L2", "L3", "MEM" */
-    int64_t size;               /* bytes of one instance of the cache; 0 for MEM */
-    int32_t ways;               /* associativity; 0 = fully associative (or unknown); 0 for MEM */
-    int32_t cores_per_group;    /* cores sharing one instance (1 = private); for MEM: cores of a NUMA domain */
-    double upstream_bw;         /* B/cy towards the level above: L1: core load bandwidth (informative, the model
+    char name[16];              /**< "L1", "L2", "L3", "MEM" */
+    int64_t size;               /**< bytes of one instance of the cache; 0 for MEM */
+    int32_t ways;               /**< associativity; 0 = fully associative (or unknown); 0 for MEM */
+    int32_t cores_per_group;    /**< cores sharing one instance (1 = private); for MEM: cores of a NUMA domain */
+    double upstream_bw;         /**< B/cy towards the level above: L1: core load bandwidth (informative, the model
                                    uses the in-core instruction costs), L2: L2->L1, MEM: memory->LLC per NUMA
                                    domain (the paper: the measured TRIAD bandwidth, 117 B/cy on A64FX) */
-    double upstream_write_bw;   /* B/cy for the write direction (evictions); 0 = same as upstream_bw */
-    spmv_overlap overlap;       /* overlap rule of this level's transfers */
+    double upstream_write_bw;   /**< B/cy for the write direction (evictions); 0 = same as upstream_bw */
+    spmv_overlap overlap;       /**< overlap rule of this level's transfers */
 } spmv_machine_level;
 
-/* A machine: what the ECM and roofline models need, in a plain-text machine file (see machines/TEMPLATE.machine
+/** A machine: what the ECM and roofline models need, in a plain-text machine file (see machines/TEMPLATE.machine
  * for every key; keys mirror kerncraft's YAML machine files where one exists). In-core costs are per vector
  * instruction on SIMD registers of simd_width doubles; "rthroughput" is the reciprocal throughput (cy per
  * instruction with enough independent instructions), "latency" the dependent-chain time. A field of 0 is "not
  * measured" unless said otherwise. */
 typedef struct spmv_machine {
-    char name[128];             /* model name (free text, one line) */
-    double clock_ghz;           /* core clock, GHz (> 0) */
-    int32_t sockets;            /* >= 1 */
-    int32_t cores_per_socket;   /* >= 1 */
-    int32_t cores_per_numa;     /* cores per NUMA domain (A64FX: a CMG of 12 cores), divides cores_per_socket */
-    int32_t cacheline;          /* bytes (> 0, a power of two) */
-    int32_t simd_width;         /* doubles per SIMD register (>= 1) */
-    double fma_latency, fma_rthroughput;  /* cy */
-    double add_latency, add_rthroughput;  /* cy */
-    double mul_latency, mul_rthroughput;  /* cy */
-    double load_rthroughput;     /* cy per contiguous vector load (ld1d, vmovapd) */
-    double store_rthroughput;    /* cy per contiguous vector store */
-    double gather_rthroughput;   /* cy per gather of simd_width doubles with irregular ("complex") addresses */
-    double gather_index_penalty; /* cy added per gather when its indices come from a preceding load; it replaces
+    char name[128];             /**< model name (free text, one line) */
+    double clock_ghz;           /**< core clock, GHz (> 0) */
+    int32_t sockets;            /**< >= 1 */
+    int32_t cores_per_socket;   /**< >= 1 */
+    int32_t cores_per_numa;     /**< cores per NUMA domain (A64FX: a CMG of 12 cores), divides cores_per_socket */
+    int32_t cacheline;          /**< bytes (> 0, a power of two) */
+    int32_t simd_width;         /**< doubles per SIMD register (>= 1) */
+    double fma_latency, fma_rthroughput;  /**< cy */
+    double add_latency, add_rthroughput;  /**< cy */
+    double mul_latency, mul_rthroughput;  /**< cy */
+    double load_rthroughput;     /**< cy per contiguous vector load (ld1d, vmovapd) */
+    double store_rthroughput;    /**< cy per contiguous vector store */
+    double gather_rthroughput;   /**< cy per gather of simd_width doubles with irregular ("complex") addresses */
+    double gather_index_penalty; /**< cy added per gather when its indices come from a preceding load; it replaces
                                     that index load's own cost (A64FX: 1.5 instead of 0.5, Sect. II-A) */
-    double hadd_latency, hadd_rthroughput; /* horizontal add of one register (faddv; A64FX 49 and 11.5 cy) */
-    double bw_load, bw_copy, bw_triad;     /* saturated memory bandwidth of one NUMA domain, GB/s: read-only,
+    double hadd_latency, hadd_rthroughput; /**< horizontal add of one register (faddv; A64FX 49 and 11.5 cy) */
+    double bw_load, bw_copy, bw_triad;     /**< saturated memory bandwidth of one NUMA domain, GB/s: read-only,
                                               COPY, STREAM TRIAD (explicit bytes, write-allocate included) */
-    int32_t bw_points;                     /* entries of the curves below (0..SPMV_MACHINE_MAX_CORES) */
-    double bw_load_n[SPMV_MACHINE_MAX_CORES];  /* bw_load_n[i]: GB/s with i+1 cores of one NUMA domain, compact */
-    double bw_copy_n[SPMV_MACHINE_MAX_CORES];  /* the same for COPY (0 = not measured) */
-    double bw_triad_n[SPMV_MACHINE_MAX_CORES]; /* the same for TRIAD */
-    int32_t nlevels;                       /* 2..SPMV_MACHINE_MAX_LEVELS, the last one is MEM */
+    int32_t bw_points;                     /**< entries of the curves below (0..SPMV_MACHINE_MAX_CORES) */
+    double bw_load_n[SPMV_MACHINE_MAX_CORES];  /**< bw_load_n[i]: GB/s with i+1 cores of one NUMA domain, compact */
+    double bw_copy_n[SPMV_MACHINE_MAX_CORES];  /**< the same for COPY (0 = not measured) */
+    double bw_triad_n[SPMV_MACHINE_MAX_CORES]; /**< the same for TRIAD */
+    int32_t nlevels;                       /**< 2..SPMV_MACHINE_MAX_LEVELS, the last one is MEM */
     spmv_machine_level level[SPMV_MACHINE_MAX_LEVELS];
 } spmv_machine;
 
-/* Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */
+/** Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */
 SPMV_API void spmv_machine_init(spmv_machine *m);
 
-/* Check a machine for the model: clock > 0, sockets/cores >= 1, cores_per_numa divides cores_per_socket, cacheline
+/** Check a machine for the model: clock > 0, sockets/cores >= 1, cores_per_numa divides cores_per_socket, cacheline
  * a power of two, simd_width >= 1, 2 <= nlevels, cache levels with size > 0 and the last level named MEM with
  * size 0, every level's upstream_bw > 0 except L1, bw_points within range, no negative number.
  * Errors: SPMV_ERR_ARG naming the first offending field. */
 SPMV_API spmv_status spmv_machine_check(const spmv_machine *m);
 
-/* Read a machine file (format: machines/TEMPLATE.machine and machines/README.md). Lines "key: value [unit]";
+/** Read a machine file (format: machines/TEMPLATE.machine and machines/README.md). Lines "key: value [unit]";
  * '#' starts a comment; "level: NAME" opens a memory level whose keys follow until the next "level:". Units are
  * optional but checked when given (sizes accept B, KiB, MiB, GiB, kB, MB, GB). Every key at most once (per level).
  * Errors: SPMV_ERR_IO (cannot open: the message names the path), SPMV_ERR_PARSE ("FILE:LINE: reason" for an unknown
  * key, a malformed number or unit, a duplicate key, a level key outside a level; "FILE: reason" for a missing
  * required key or a failed spmv_machine_check), SPMV_ERR_ARG (NULL). *m is untouched on error. */
 SPMV_API spmv_status spmv_machine_read(const char *path, spmv_machine *m);
-/* The same from text in memory; name is used in the messages in place of FILE. */
+/** The same from text in memory; name is used in the messages in place of FILE. */
 SPMV_API spmv_status spmv_machine_parse(const char *text, const char *name, spmv_machine *m);
 
-/* Write m in the machine-file format (every key, with comments and units; numbers printed so that they read back
+/** Write m in the machine-file format (every key, with comments and units; numbers printed so that they read back
  * exactly: write -> read gives the same struct). Errors: SPMV_ERR_ARG (NULL, spmv_machine_check fails),
  * SPMV_ERR_IO. spmv_machine_format writes to buf (snprintf semantics: returns the length the full text needs,
  * excluding the NUL; < 0 on a failed check) so that tools can print it. */
 SPMV_API spmv_status spmv_machine_write(const spmv_machine *m, const char *path);
 SPMV_API int spmv_machine_format(const spmv_machine *m, char *buf, size_t size);
 
-/* Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). */
+/** Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). */
 SPMV_API double spmv_machine_bandwidth(const spmv_machine *m, spmv_bw_kind kind);
-/* "none", "full", "a64fx-partial"; "triad", "load", "copy". Never NULL. */
+/** "none", "full", "a64fx-partial"; "triad", "load", "copy". Never NULL. */
 SPMV_API const char *spmv_overlap_name(spmv_overlap o);
 SPMV_API const char *spmv_bw_kind_name(spmv_bw_kind k);
 
-/* Right-hand-side traffic factor alpha (Kreutzer et al. 2014): the x traffic of one multiply is 8*alpha bytes per
+/** Right-hand-side traffic factor alpha (Kreutzer et al. 2014): the x traffic of one multiply is 8*alpha bytes per
  * nonzero. Here alpha counts whole cache lines: alpha = (missed lines * line length) / (8 * nnz), so x read once
  * gives alpha_min = cols/nnz (= 1/N_nzr for a square matrix) and every access a miss gives alpha_max = line/8
  * (8 for 64-byte lines, 32 for the A64FX's 256-byte lines). The literature's pessimistic "alpha = 1" counts only
  * the 8 bytes an access uses (one word per nonzero); the values here (simulated and bounds) count whole lines,
  * which is what memory moves, so a random access costs line/8, not 1. Both units agree on alpha_min. */
 typedef struct spmv_alpha {
-    double alpha;      /* simulated */
-    double alpha_min;  /* cols / nnz: x read once (0 when nnz = 0) */
-    double alpha_max;  /* line / 8: every access a miss */
-    int64_t accesses;  /* x accesses simulated (stored entries, SELL padding included) */
-    int64_t misses;    /* missed cache lines */
+    double alpha;      /**< simulated */
+    double alpha_min;  /**< cols / nnz: x read once (0 when nnz = 0) */
+    double alpha_max;  /**< line / 8: every access a miss */
+    int64_t accesses;  /**< x accesses simulated (stored entries, SELL padding included) */
+    int64_t misses;    /**< missed cache lines */
 } spmv_alpha;
 
-/* Simulate the x accesses of the kernel, in its access order, through an LRU cache of cache_bytes bytes with
+/** Simulate the x accesses of the kernel, in its access order, through an LRU cache of cache_bytes bytes with
  * lines of `line` bytes (a power of two >= 8) and `ways`-way set associativity (0 = fully associative; LRU within
  * a set, set = line number mod sets), starting cold; x[j] lies in line floor(8j / line).
  * CRS: row by row, entries in stored order. SELL: chunk by chunk, for each column j of the chunk the C lanes in
@@ -462,7 +463,7 @@ SPMV_API spmv_status spmv_crs_alpha(const spmv_crs *A, int64_t cache_bytes, int3
 SPMV_API spmv_status spmv_sell_alpha(const spmv_sell *S, int64_t cache_bytes, int32_t line, int32_t ways,
                                      int32_t nthreads, int32_t shared_by, spmv_alpha *a);
 
-/* Memory traffic per row (bytes) and code balance B_c (bytes/flop) of a kernel from its traffic declaration,
+/** Memory traffic per row (bytes) and code balance B_c (bytes/flop) of a kernel from its traffic declaration,
  * for rows of nzr nonzeros (N_nzr), fill efficiency beta = nnz/stored in (0, 1], chunk height C (SELL; 1 or 0 for
  * CRS: bytes_per_chunk is then counted once per row, it is 0 for CRS kernels) and RHS factor alpha:
  *   bytes/row = nzr/beta * bytes_per_entry + 8*alpha*nzr + bytes_per_row + bytes_per_chunk / C
@@ -476,30 +477,30 @@ SPMV_API spmv_status spmv_bytes_per_row(const spmv_traffic *t, double nzr, doubl
 SPMV_API spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double beta, int32_t C, double alpha,
                                        double *Bc);
 
-/* Roofline limit P = b_S / B_c in Gflop/s, b_S in GB/s, B_c in bytes/flop (both > 0). HPCG on the full A64FX at
+/** Roofline limit P = b_S / B_c in Gflop/s, b_S in GB/s, B_c in bytes/flop (both > 0). HPCG on the full A64FX at
  * TRIAD bandwidth: 4 * 210 / 6.52 = 129 Gflop/s (Sect. IV). Errors: SPMV_ERR_ARG. */
 SPMV_API spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops);
 
-/* Loop structure of a kernel, for the in-core part of the ECM model. */
+/** Loop structure of a kernel, for the in-core part of the ECM model. */
 typedef enum spmv_format { SPMV_FORMAT_CRS = 0, SPMV_FORMAT_SELL = 1 } spmv_format;
 typedef struct spmv_kernel_shape {
     spmv_format format;
-    int32_t C;       /* SELL chunk height (rows per chunk); ignored for CRS */
-    int32_t width;   /* doubles per vector instruction: 1 = scalar code (x by scalar loads), > 1 = SIMD code (x by
+    int32_t C;       /**< SELL chunk height (rows per chunk); ignored for CRS */
+    int32_t width;   /**< doubles per vector instruction: 1 = scalar code (x by scalar loads), > 1 = SIMD code (x by
                         gathers fed by an index load) */
-    int32_t mve;     /* modulo variable expansion: CRS: independent partial-sum registers per row, reduced once
+    int32_t mve;     /**< modulo variable expansion: CRS: independent partial-sum registers per row, reduced once
                         per row; SELL: independent accumulator sets along the chunk length (each set holds the
                         ceil(C/width) registers of a chunk column), summed at the end of the chunk. >= 1 */
 } spmv_kernel_shape;
 
-/* A best guess of a kernel's shape from its name (spmv_crs_kernel_name / spmv_sell_kernel_name): "*-ref": scalar,
+/** A best guess of a kernel's shape from its name (spmv_crs_kernel_name / spmv_sell_kernel_name): "*-ref": scalar,
  * mve 1; "*avx512*": width 8; "*sve*": the machine's simd_width; SIMD CRS: mve 4; SIMD SELL: mve 2 for AVX-512
  * (issue 4: a second accumulator set), 1 for SVE. C is taken from the argument. Errors: SPMV_ERR_ARG (NULL, a name
  * that is neither "crs*" nor "sell*", C < 1 for SELL). */
 SPMV_API spmv_status spmv_kernel_shape_guess(const char *kernel_name, const spmv_machine *m, int32_t C,
                                              spmv_kernel_shape *k);
 
-/* ECM prediction (Sect. III and IV), all times in cycles per row (for SELL: per chunk divided by C).
+/** ECM prediction (Sect. III and IV), all times in cycles per row (for SELL: per chunk divided by C).
  * In-core (data in L1), for rows of nzr nonzeros (CRS: nv = ceil(nzr/width) vector iterations; SELL: chunk
  * length nzr/beta, ceil(C/width) registers per chunk column):
  *   T_comp (T_OL):  CRS: ceil(nv/mve) * fma_latency + ceil(log2 min(mve, nv)) * add_latency, plus hadd_rthroughput
@@ -521,69 +522,69 @@ SPMV_API spmv_status spmv_kernel_shape_guess(const char *kernel_name, const spmv
  * Multicore (Sect. III-C): per NUMA domain P(n) = min(n * P1, P_sat), P_sat = b_S / B_c; saturation point
  * n_s = ceil(P_sat / P1) (more than cores_per_numa: the kernel cannot saturate a domain). */
 typedef struct spmv_ecm {
-    int32_t nlevels;                         /* of the machine */
-    double flops_per_row;                    /* flops_per_entry * nzr */
-    double bytes_per_row;                    /* at the memory level */
-    double T_comp;                           /* T_OL, cy/row */
-    double T_load;                           /* T_nOL: L1 load cycles per row */
-    double T_store;                          /* L1 store cycles per row */
-    double T_xfer[SPMV_MACHINE_MAX_LEVELS];  /* [0] = T_load + T_store; [i] = T_L1L2, T_L2L3, ..., T_LLCMem */
-    double T_write[SPMV_MACHINE_MAX_LEVELS]; /* write part of T_xfer[i] ([0] = T_store) */
-    double T_data[SPMV_MACHINE_MAX_LEVELS];  /* prediction, cy/row, with the data set in level i */
-    double T_ecm;                            /* cy/row, data in memory (= T_data[nlevels-1]) */
-    double P1;                               /* Gflop/s on one core */
-    double bw1;                              /* GB/s of one core */
-    double bS;                               /* saturated bandwidth of one NUMA domain used, GB/s */
-    double Bc;                               /* code balance at the memory level, bytes/flop */
-    double P_sat;                            /* roofline of one NUMA domain, Gflop/s */
-    int32_t n_s;                             /* saturation point, cores */
+    int32_t nlevels;                         /**< of the machine */
+    double flops_per_row;                    /**< flops_per_entry * nzr */
+    double bytes_per_row;                    /**< at the memory level */
+    double T_comp;                           /**< T_OL, cy/row */
+    double T_load;                           /**< T_nOL: L1 load cycles per row */
+    double T_store;                          /**< L1 store cycles per row */
+    double T_xfer[SPMV_MACHINE_MAX_LEVELS];  /**< [0] = T_load + T_store; [i] = T_L1L2, T_L2L3, ..., T_LLCMem */
+    double T_write[SPMV_MACHINE_MAX_LEVELS]; /**< write part of T_xfer[i] ([0] = T_store) */
+    double T_data[SPMV_MACHINE_MAX_LEVELS];  /**< prediction, cy/row, with the data set in level i */
+    double T_ecm;                            /**< cy/row, data in memory (= T_data[nlevels-1]) */
+    double P1;                               /**< Gflop/s on one core */
+    double bw1;                              /**< GB/s of one core */
+    double bS;                               /**< saturated bandwidth of one NUMA domain used, GB/s */
+    double Bc;                               /**< code balance at the memory level, bytes/flop */
+    double P_sat;                            /**< roofline of one NUMA domain, Gflop/s */
+    int32_t n_s;                             /**< saturation point, cores */
 } spmv_ecm;
 
-/* ECM prediction for rows of nzr nonzeros (see above); alpha: the RHS factor at every level; bw: which b_S.
+/** ECM prediction for rows of nzr nonzeros (see above); alpha: the RHS factor at every level; bw: which b_S.
  * Errors: SPMV_ERR_ARG (NULL, spmv_machine_check fails, a bad shape, nzr <= 0, beta outside (0,1], alpha < 0, the
  * machine lacks the chosen bandwidth). */
 SPMV_API spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, const spmv_traffic *t,
                                       double nzr, double beta, double alpha, spmv_bw_kind bw, spmv_ecm *e);
 
-/* Multicore prediction in Gflop/s for ncores cores placed compactly (NUMA domain after NUMA domain):
+/** Multicore prediction in Gflop/s for ncores cores placed compactly (NUMA domain after NUMA domain):
  * sum over domains of min(n_d * P1, P_sat); ncores is capped at sockets * cores_per_socket.
  * Errors: SPMV_ERR_ARG (NULL, ncores < 1). */
 SPMV_API spmv_status spmv_ecm_scale(const spmv_machine *m, const spmv_ecm *e, int32_t ncores, double *gflops);
 
-/* Options of spmv_model_crs / spmv_model_sell. */
+/** Options of spmv_model_crs / spmv_model_sell. */
 typedef struct spmv_model_opts {
-    spmv_bw_kind bw;                 /* b_S: SPMV_BW_TRIAD (default, as the paper) */
-    const spmv_kernel_shape *shape;  /* NULL (default): spmv_kernel_shape_guess from the matrix's kernel name */
-    double alpha;                    /* < 0 (default -1): simulate; >= 0: use this alpha at every level */
+    spmv_bw_kind bw;                 /**< b_S: SPMV_BW_TRIAD (default, as the paper) */
+    const spmv_kernel_shape *shape;  /**< NULL (default): spmv_kernel_shape_guess from the matrix's kernel name */
+    double alpha;                    /**< < 0 (default -1): simulate; >= 0: use this alpha at every level */
 } spmv_model_opts;
 SPMV_API spmv_model_opts spmv_model_opts_default(void);
 
-/* Everything the tools print about a matrix on a machine. */
+/** Everything the tools print about a matrix on a machine. */
 typedef struct spmv_model {
-    char kernel[48];                 /* kernel name */
-    char machine[128];               /* machine name */
-    spmv_kernel_shape shape;         /* used for the in-core part */
-    spmv_traffic traffic;            /* the kernel's declaration used */
-    int64_t rows, cols, nnz, stored, nchunks;  /* nchunks: SELL chunks, = rows for CRS */
-    double nzr;                      /* N_nzr = nnz / rows */
-    double beta;                     /* nnz / stored (1 for CRS) */
-    int32_t nthreads;                /* thread count of the prediction */
-    spmv_alpha alpha;                /* at the memory level for nthreads threads: the threads' rows through the
+    char kernel[48];                 /**< kernel name */
+    char machine[128];               /**< machine name */
+    spmv_kernel_shape shape;         /**< used for the in-core part */
+    spmv_traffic traffic;            /**< the kernel's declaration used */
+    int64_t rows, cols, nnz, stored, nchunks;  /**< nchunks: SELL chunks, = rows for CRS */
+    double nzr;                      /**< N_nzr = nnz / rows */
+    double beta;                     /**< nnz / stored (1 for CRS) */
+    int32_t nthreads;                /**< thread count of the prediction */
+    spmv_alpha alpha;                /**< at the memory level for nthreads threads: the threads' rows through the
                                         last-level caches, cores_per_group threads per instance (spmv_crs_alpha) */
-    spmv_alpha alpha_level[SPMV_MACHINE_MAX_LEVELS]; /* [i] (i >= 1): single core, x misses in level i-1 (its
+    spmv_alpha alpha_level[SPMV_MACHINE_MAX_LEVELS]; /**< [i] (i >= 1): single core, x misses in level i-1 (its
                                         whole size): alpha of the transfers T_xfer[i]; [0] unused */
-    double bytes;                    /* bytes of one multiply at alpha (spmv_traffic_bytes) */
-    double Bc, Bc_min, Bc_max;       /* bytes/flop at alpha, alpha_min, alpha_max */
-    double roofline;                 /* Gflop/s, b_S/B_c summed over the NUMA domains nthreads cores occupy */
-    double roofline_node;            /* Gflop/s, all NUMA domains of the machine */
-    char levels[SPMV_MACHINE_MAX_LEVELS][16]; /* the machine's level names (L1, L2, ..., MEM) */
-    spmv_ecm ecm;                    /* single-core ECM (its Bc, P_sat and n_s are for nthreads' alpha) */
-    int32_t n_s;                     /* = ecm.n_s */
-    int32_t cores_per_numa;          /* of the machine: n_s above it means the kernel cannot saturate a domain */
-    double predicted;                /* Gflop/s at nthreads: min(ECM scaling, roofline) */
+    double bytes;                    /**< bytes of one multiply at alpha (spmv_traffic_bytes) */
+    double Bc, Bc_min, Bc_max;       /**< bytes/flop at alpha, alpha_min, alpha_max */
+    double roofline;                 /**< Gflop/s, b_S/B_c summed over the NUMA domains nthreads cores occupy */
+    double roofline_node;            /**< Gflop/s, all NUMA domains of the machine */
+    char levels[SPMV_MACHINE_MAX_LEVELS][16]; /**< the machine's level names (L1, L2, ..., MEM) */
+    spmv_ecm ecm;                    /**< single-core ECM (its Bc, P_sat and n_s are for nthreads' alpha) */
+    int32_t n_s;                     /**< = ecm.n_s */
+    int32_t cores_per_numa;          /**< of the machine: n_s above it means the kernel cannot saturate a domain */
+    double predicted;                /**< Gflop/s at nthreads: min(ECM scaling, roofline) */
 } spmv_model;
 
-/* Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).
+/** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).
  * t: the kernel's traffic; NULL = the declaration of the kernel the matrix uses (spmv_crs_traffic /
  * spmv_sell_traffic). The in-core part averages the per-row (per-chunk) ECM times over the actual row (chunk)
  * lengths; transfers use the simulated alpha per level (or opts->alpha); the code balance, the roofline, n_s and
@@ -596,7 +597,7 @@ SPMV_API spmv_status spmv_model_crs(const spmv_crs *A, const spmv_traffic *t, co
 SPMV_API spmv_status spmv_model_sell(const spmv_sell *S, const spmv_traffic *t, const spmv_machine *m,
                                      int nthreads, const spmv_model_opts *opts, spmv_model *md);
 
-/* A readable multi-line report of md (N_nzr, beta, alpha and its bounds, B_c, roofline, ECM contributions in the
+/** A readable multi-line report of md (N_nzr, beta, alpha and its bounds, B_c, roofline, ECM contributions in the
  * paper's notation {T_OL || T_nOL | T_L1L2 | ... } cy/row, single-core prediction, n_s, prediction at nthreads);
  * measured_gflops > 0 adds the ratio measured/predicted. Each line starts with `prefix` (NULL = "").
  * snprintf semantics: returns the length the full text needs, excluding the NUL (< 0 on NULL md). */
@@ -623,63 +624,63 @@ SPMV_API int spmv_model_format(const spmv_model *md, double measured_gflops, con
  * when cpu, isa and cores and the whole fingerprint are equal; storing replaces the record with the same machine,
  * fingerprint and order. */
 
-/* The machine a choice is made on. */
+/** The machine a choice is made on. */
 typedef struct spmv_tune_host {
-    char cpu[128];   /* CPU model: /proc/cpuinfo "model name" (x86); on Arm "implementer 0xII part 0xPPP"; else
+    char cpu[128];   /**< CPU model: /proc/cpuinfo "model name" (x86); on Arm "implementer 0xII part 0xPPP"; else
                         "unknown" */
-    char isa[16];    /* kernel family in use (spmv_arch_name of spmv_arch_get): "ref", "avx512", "sve" */
-    int32_t cores;   /* online logical CPUs of the machine */
+    char isa[16];    /**< kernel family in use (spmv_arch_name of spmv_arch_get): "ref", "avx512", "sve" */
+    int32_t cores;   /**< online logical CPUs of the machine */
 } spmv_tune_host;
 
-/* Errors: SPMV_ERR_ARG (NULL), SPMV_ERR_ARCH (SPMV_ARCH names an unavailable family). */
+/** Errors: SPMV_ERR_ARG (NULL), SPMV_ERR_ARCH (SPMV_ARCH names an unavailable family). */
 SPMV_API spmv_status spmv_tune_host_get(spmv_tune_host *h);
 
-/* What identifies a matrix to the tuner: sizes and N_nzr statistics. */
+/** What identifies a matrix to the tuner: sizes and N_nzr statistics. */
 typedef struct spmv_tune_fingerprint {
     int32_t rows, cols;
     int64_t nnz;
-    int32_t nzr_min, nzr_max;  /* fewest / most nonzeros in a row */
-    double nzr_mean;           /* nnz / rows (0 for rows = 0) */
+    int32_t nzr_min, nzr_max;  /**< fewest / most nonzeros in a row */
+    double nzr_mean;           /**< nnz / rows (0 for rows = 0) */
 } spmv_tune_fingerprint;
 
-/* Errors: SPMV_ERR_ARG (NULL). O(rows). */
+/** Errors: SPMV_ERR_ARG (NULL). O(rows). */
 SPMV_API spmv_status spmv_tune_fingerprint_get(const spmv_crs *A, spmv_tune_fingerprint *f);
 
-/* One recorded choice. */
+/** One recorded choice. */
 typedef struct spmv_tune_record {
     spmv_tune_host host;
     spmv_tune_fingerprint fp;
-    int permuted;        /* vector order the choice was measured in (spmv_sell_opts.permuted) */
-    int32_t C, sigma;    /* the choice (>= 1) */
-    int rcm;             /* 0 / 1 */
-    int32_t nthreads;    /* >= 1 */
-    double gflops;       /* measured, median, Gflop/s (0 = not given) */
-    double limit;        /* the model's limit at nthreads, Gflop/s (0 = not given) */
-    double crs_gflops;   /* CRS at nthreads, Gflop/s (0 = not given) */
-    double t_convert;    /* CRS -> SELL conversion, seconds (RCM included) */
-    char matrix[128];    /* label: file name or "HPCG 96x96x96" (informative) */
-    char date[32];       /* UTC, "2026-11-29T12:00:00Z" (informative) */
+    int permuted;        /**< vector order the choice was measured in (spmv_sell_opts.permuted) */
+    int32_t C, sigma;    /**< the choice (>= 1) */
+    int rcm;             /**< 0 / 1 */
+    int32_t nthreads;    /**< >= 1 */
+    double gflops;       /**< measured, median, Gflop/s (0 = not given) */
+    double limit;        /**< the model's limit at nthreads, Gflop/s (0 = not given) */
+    double crs_gflops;   /**< CRS at nthreads, Gflop/s (0 = not given) */
+    double t_convert;    /**< CRS -> SELL conversion, seconds (RCM included) */
+    char matrix[128];    /**< label: file name or "HPCG 96x96x96" (informative) */
+    char date[32];       /**< UTC, "2026-11-29T12:00:00Z" (informative) */
 } spmv_tune_record;
 
-/* The database path: $SPMV_TUNE_DB if set (and not "off"), else $XDG_DATA_HOME/spmv/tuning/choices.txt, else
+/** The database path: $SPMV_TUNE_DB if set (and not "off"), else $XDG_DATA_HOME/spmv/tuning/choices.txt, else
  * $HOME/.local/share/spmv/tuning/choices.txt. Errors: SPMV_ERR_ARG (NULL, buf too small), SPMV_ERR_IO (neither
  * XDG_DATA_HOME nor HOME set; or SPMV_TUNE_DB=off: lookups are switched off). */
 SPMV_API spmv_status spmv_tune_db_path(char *buf, size_t size);
 
-/* Read every record of the database at path. A missing file is an empty database (*n = 0, *recs NULL).
+/** Read every record of the database at path. A missing file is an empty database (*n = 0, *recs NULL).
  * Free *recs with spmv_tune_db_free. Errors: SPMV_ERR_ARG (NULL), SPMV_ERR_IO (unreadable), SPMV_ERR_PARSE
  * ("FILE:LINE: reason": unknown key, malformed number, value out of range, duplicate key, key outside a record;
  * "FILE:LINE: choice 'LABEL': missing key 'K'" with the line of the "choice:"), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_tune_db_read(const char *path, spmv_tune_record **recs, int32_t *n);
 SPMV_API void spmv_tune_db_free(spmv_tune_record *recs);
 
-/* Look up the choice for machine h and matrix f: *found = 1 and *r filled when a record matches (the one with the
+/** Look up the choice for machine h and matrix f: *found = 1 and *r filled when a record matches (the one with the
  * same vector order `permuted` if there is one, else one with the other order); *found = 0 otherwise (also for a
  * missing file). Errors: as spmv_tune_db_read. */
 SPMV_API spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h, const spmv_tune_fingerprint *f,
                                        int permuted, spmv_tune_record *r, int *found);
 
-/* Store r (replacing a record with the same machine, fingerprint and order), creating the folders of path. The
+/** Store r (replacing a record with the same machine, fingerprint and order), creating the folders of path. The
  * file is rewritten through a temporary file and rename(), so readers never see half a file. An existing file
  * that does not parse is left alone (the error names it). Errors: SPMV_ERR_ARG (NULL, C/sigma/threads < 1),
  * SPMV_ERR_IO, SPMV_ERR_PARSE, SPMV_ERR_NOMEM. */
@@ -687,19 +688,19 @@ SPMV_API spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record
 
 /* Model-based defaults ----------------------------------------------------------------------------- */
 
-/* The chunk heights the tuner sweeps: the C values (ascending, powers of two) that the kernel family in use has a
+/** The chunk heights the tuner sweeps: the C values (ascending, powers of two) that the kernel family in use has a
  * fast kernel for, found by asking the family's kernels (their C or accepts()): AVX-512: 8, 16, 32, 64; SVE:
  * VL, 2VL, ..., up to max(8 VL, 64). *fast = 1. With the reference family (no fast kernel: any C runs the same
  * loop) the list is 4, 8, 16, 32 and *fast = 0. C: room for cap entries (cap >= 8 is always enough).
  * Errors: SPMV_ERR_ARG (NULL, cap < 1), SPMV_ERR_ARCH. */
 SPMV_API spmv_status spmv_tune_chunk_heights(int32_t *C, int32_t cap, int32_t *n, int *fast);
 
-/* The sorting windows the tuner tries for chunk height C: 1, C, 4C, 16C, 64C, 256C, ... (factor 4) while below
+/** The sorting windows the tuner tries for chunk height C: 1, C, 4C, 16C, 64C, 256C, ... (factor 4) while below
  * rows, then rows (a global sort); duplicates dropped (C = 1 gives 1, 4, 16, ...). sigma: room for cap entries
  * (34 always suffice). Errors: SPMV_ERR_ARG (NULL, C < 1, rows < 1, cap too small: the message says how many). */
 SPMV_API spmv_status spmv_tune_sigma_list(int32_t C, int32_t rows, int32_t *sigma, int32_t cap, int32_t *n);
 
-/* Stored entries (padding included) of SELL-C-sigma for A without building it: rows taken in `order` (perm[new] =
+/** Stored entries (padding included) of SELL-C-sigma for A without building it: rows taken in `order` (perm[new] =
  * old, e.g. an RCM order from spmv_rcm; NULL = identity), sorted by descending length inside windows of sigma
  * rows, chunks of C rows padded to their longest row rounded up to a multiple of unroll -- exactly what
  * spmv_sell_from_crs stores. O(rows log sigma) at most. Errors: SPMV_ERR_ARG (NULL, C, sigma or unroll < 1),
@@ -707,7 +708,7 @@ SPMV_API spmv_status spmv_tune_sigma_list(int32_t C, int32_t rows, int32_t *sigm
 SPMV_API spmv_status spmv_tune_stored(const spmv_crs *A, int32_t C, int32_t sigma, int32_t unroll,
                                       const int32_t *order, int64_t *stored);
 
-/* Model default for C (Kreutzer et al. 2014; Alappat et al. 2020, Sect. IV): the kernel keeps C/w independent
+/** Model default for C (Kreutzer et al. 2014; Alappat et al. 2020, Sect. IV): the kernel keeps C/w independent
  * accumulator registers per chunk column (w doubles per register; MVE multiplies them by mve), so the FMA latency
  * is hidden once C/w * mve * t_vec >= fma_latency, t_vec being the in-core time of one vector of entries
  * (gather + index penalty + load, at least the FMA reciprocal throughput). C = w * a rounded up to a power of two
@@ -718,20 +719,20 @@ SPMV_API spmv_status spmv_tune_stored(const spmv_crs *A, int32_t C, int32_t sigm
  * SPMV_ERR_ARCH. */
 SPMV_API spmv_status spmv_tune_default_chunk_height(const spmv_machine *m, int32_t *C);
 
-/* Model default for sigma: the smallest window of spmv_tune_sigma_list(C, rows) whose padding is within 1 % of nnz
+/** Model default for sigma: the smallest window of spmv_tune_sigma_list(C, rows) whose padding is within 1 % of nnz
  * of the padding a global sort leaves: (stored(sigma) - stored(rows)) <= 0.01 nnz. A larger window only scatters
  * rows further apart (x and y locality) without saving traffic. 1 for an empty matrix.
  * Errors: SPMV_ERR_ARG (NULL, C < 1), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_tune_default_sigma(const spmv_crs *A, int32_t C, int32_t *sigma);
 
-/* Where auto parameters came from. */
+/** Where auto parameters came from. */
 typedef enum spmv_tune_source {
-    SPMV_TUNE_GIVEN = 0,     /* both C and sigma were set by the caller: nothing to do */
-    SPMV_TUNE_RECORDED = 1,  /* the database's choice for this matrix on this machine */
-    SPMV_TUNE_MODEL = 2      /* spmv_tune_default_chunk_height / spmv_tune_default_sigma */
+    SPMV_TUNE_GIVEN = 0,     /**< both C and sigma were set by the caller: nothing to do */
+    SPMV_TUNE_RECORDED = 1,  /**< the database's choice for this matrix on this machine */
+    SPMV_TUNE_MODEL = 2      /**< spmv_tune_default_chunk_height / spmv_tune_default_sigma */
 } spmv_tune_source;
 
-/* Resolve "auto" parameters in place: o->C == 0 and/or o->sigma == 0 are replaced by the recorded choice for A on
+/** Resolve "auto" parameters in place: o->C == 0 and/or o->sigma == 0 are replaced by the recorded choice for A on
  * this machine (spmv_tune_db_find in spmv_tune_db_path's file, order o->permuted), else by the model defaults. A
  * recorded sigma is used only with the recorded C (an explicitly given, different C gets the model's sigma).
  * Only C and sigma change (rcm and threads of a record: spmv_tune_db_find). With SPMV_VERBOSE=1 a line on stderr
@@ -740,12 +741,12 @@ typedef enum spmv_tune_source {
  * is 0. Errors: SPMV_ERR_ARG (NULL A or o, C or sigma negative), SPMV_ERR_NOMEM, SPMV_ERR_ARCH. */
 SPMV_API spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tune_source *src);
 
-/* Break-even number of multiplies after which converting CRS -> SELL (t_convert seconds) has paid for itself:
+/** Break-even number of multiplies after which converting CRS -> SELL (t_convert seconds) has paid for itself:
  * ceil(t_convert / (t_crs - t_sell)) with t_crs, t_sell the seconds per multiply; 0 when t_convert <= 0; HUGE_VAL
  * (never) when t_sell >= t_crs or an argument is negative or not finite. */
 SPMV_API double spmv_tune_break_even(double t_convert, double t_crs, double t_sell);
 
-/* Upper bound in Gflop/s for a SELL-C-sigma (C >= 1) or CRS (C = 0) configuration with `stored` entries, before
+/** Upper bound in Gflop/s for a SELL-C-sigma (C >= 1) or CRS (C = 0) configuration with `stored` entries, before
  * building it: the highest saturated bandwidth of the machine (load, copy, triad) summed over the NUMA domains
  * nthreads cores fill, over the code balance at alpha_min = cols/nnz (x read once) of the traffic declaration t.
  * No kernel moves less data from memory, so none is faster -- as long as the data set does not fit in the caches.
@@ -753,7 +754,7 @@ SPMV_API double spmv_tune_break_even(double t_convert, double t_crs, double t_se
 SPMV_API spmv_status spmv_tune_bound(const spmv_machine *m, const spmv_traffic *t, int64_t rows, int64_t cols,
                                      int64_t nnz, int64_t stored, int32_t C, int32_t nthreads, double *gflops);
 
-/* The pruning rule: 1 (skip the configuration) when the model is sure it cannot win: the data set (bytes) is
+/** The pruning rule: 1 (skip the configuration) when the model is sure it cannot win: the data set (bytes) is
  * larger than 4 x the machine's last-level cache (all instances) -- else the memory bound does not hold -- and
  * bound * (1 + margin) < best, best being the fastest measured Gflop/s so far. 0 otherwise (also for m NULL). */
 SPMV_API int spmv_tune_prune(const spmv_machine *m, double bytes, double bound, double best, double margin);
@@ -761,63 +762,63 @@ SPMV_API int spmv_tune_prune(const spmv_machine *m, double bytes, double bound, 
 /* The search ------------------------------------------------------------------------------------- */
 
 typedef enum spmv_tune_state {
-    SPMV_TUNE_MEASURED = 0,  /* checked, then timed */
-    SPMV_TUNE_PRUNED = 1,    /* skipped: the model says it cannot win (note says why) */
-    SPMV_TUNE_FAILED = 2,    /* the conversion failed or the result check failed: not counted */
-    SPMV_TUNE_SKIPPED = 3,   /* skipped: it would not fit in the time budget */
-    SPMV_TUNE_RUNNING = 4    /* only in the progress callback: about to run */
+    SPMV_TUNE_MEASURED = 0,  /**< checked, then timed */
+    SPMV_TUNE_PRUNED = 1,    /**< skipped: the model says it cannot win (note says why) */
+    SPMV_TUNE_FAILED = 2,    /**< the conversion failed or the result check failed: not counted */
+    SPMV_TUNE_SKIPPED = 3,   /**< skipped: it would not fit in the time budget */
+    SPMV_TUNE_RUNNING = 4    /**< only in the progress callback: about to run */
 } spmv_tune_state;
 
-/* One configuration of the search. */
+/** One configuration of the search. */
 typedef struct spmv_tune_point {
-    int32_t stage;        /* 0 CRS baseline, 1 C sweep, 2 sigma sweep, 3 RCM, 4 threads, 5 full grid, 6 the final
+    int32_t stage;        /**< 0 CRS baseline, 1 C sweep, 2 sigma sweep, 3 RCM, 4 threads, 5 full grid, 6 the final
                              comparison (the choice and CRS at its thread count, timed alternately), 7 a point below
                              half the best built and timed again (noise on a busy machine), before the threads */
-    int is_crs;           /* 1: CRS (C, sigma, rcm unused) */
+    int is_crs;           /**< 1: CRS (C, sigma, rcm unused) */
     int32_t C, sigma;
     int rcm;
     int32_t nthreads;
     spmv_tune_state state;
-    char kernel[48];      /* kernel name (measured points) */
-    int64_t stored;       /* stored entries (nnz for CRS) */
-    double beta;          /* nnz / stored */
-    double t_convert;     /* s, CRS -> SELL with RCM (0 for CRS, and for a thread-sweep point: no new build) */
-    double t_spmv;        /* s per multiply, median of the runs */
-    double gflops;        /* 2 nnz / t_spmv * 1e-9 */
-    double gbs;           /* the kernel's declared traffic at alpha / t_spmv, GB/s */
-    double err;           /* check: max |y - y_ref| / (|A||x|)_i */
-    double alpha;         /* RHS factor the model used (simulated, or alpha_min = cols/nnz) */
-    double roofline;      /* model: b_S / B_c at nthreads, Gflop/s (0 without a machine) */
-    double ecm;           /* model: ECM prediction at nthreads (min(n P1, P_sat) per NUMA domain), Gflop/s */
-    double limit;         /* min(roofline, ecm), Gflop/s */
-    double pct;           /* 100 * gflops / limit (0 without a machine) */
-    double bound;         /* pruning bound (spmv_tune_bound), Gflop/s; 0 when not computed */
-    char note[128];       /* why pruned, skipped or failed; empty otherwise */
+    char kernel[48];      /**< kernel name (measured points) */
+    int64_t stored;       /**< stored entries (nnz for CRS) */
+    double beta;          /**< nnz / stored */
+    double t_convert;     /**< s, CRS -> SELL with RCM (0 for CRS, and for a thread-sweep point: no new build) */
+    double t_spmv;        /**< s per multiply, median of the runs */
+    double gflops;        /**< 2 nnz / t_spmv * 1e-9 */
+    double gbs;           /**< the kernel's declared traffic at alpha / t_spmv, GB/s */
+    double err;           /**< check: max |y - y_ref| / (|A||x|)_i */
+    double alpha;         /**< RHS factor the model used (simulated, or alpha_min = cols/nnz) */
+    double roofline;      /**< model: b_S / B_c at nthreads, Gflop/s (0 without a machine) */
+    double ecm;           /**< model: ECM prediction at nthreads (min(n P1, P_sat) per NUMA domain), Gflop/s */
+    double limit;         /**< min(roofline, ecm), Gflop/s */
+    double pct;           /**< 100 * gflops / limit (0 without a machine) */
+    double bound;         /**< pruning bound (spmv_tune_bound), Gflop/s; 0 when not computed */
+    char note[128];       /**< why pruned, skipped or failed; empty otherwise */
 } spmv_tune_point;
 
 typedef struct spmv_tune_opts {
-    double budget;        /* seconds for the search (> 0, default 30): a point whose estimated cost does not fit in
+    double budget;        /**< seconds for the search (> 0, default 30): a point whose estimated cost does not fit in
                              what is left is SKIPPED; the CRS baseline and one SELL point always run */
-    double run_time;      /* seconds per timed run (default 0.1; repetitions calibrated to it) */
-    int32_t runs;         /* timed runs per point, the median counts (default 5) */
-    int32_t max_threads;  /* largest thread count (0 = omp_get_max_threads()), at most one thread per 8192 nonzeros
+    double run_time;      /**< seconds per timed run (default 0.1; repetitions calibrated to it) */
+    int32_t runs;         /**< timed runs per point, the median counts (default 5) */
+    int32_t max_threads;  /**< largest thread count (0 = omp_get_max_threads()), at most one thread per 8192 nonzeros
                              (as the library's default partition); threads swept: 1, 2, 4, ..., max */
-    int rcm;              /* 1 (default): also try RCM (square matrices); 0: no */
-    int permuted;         /* vector order of every SELL point and of the result (spmv_sell_opts.permuted; default 0) */
-    int full;             /* 0 (default): staged search: every C at its default sigma; the sigma list at the best C;
+    int rcm;              /**< 1 (default): also try RCM (square matrices); 0: no */
+    int permuted;         /**< vector order of every SELL point and of the result (spmv_sell_opts.permuted; default 0) */
+    int full;             /**< 0 (default): staged search: every C at its default sigma; the sigma list at the best C;
                              RCM at that C (the best sigma, then the list; after two RCM windows that both lose by
                              more than 20 % the rest is SKIPPED); then the threads. 1: every C x sigma x RCM at max
                              threads, then the threads */
-    const int32_t *C_list;/* chunk heights to sweep; NULL (default): spmv_tune_chunk_heights */
+    const int32_t *C_list;/**< chunk heights to sweep; NULL (default): spmv_tune_chunk_heights */
     int32_t nC;
-    const spmv_machine *machine; /* for the limits and the pruning; NULL (default): neither */
-    spmv_bw_kind bw;      /* b_S of the roofline (default SPMV_BW_TRIAD, as the paper) */
-    double alpha;         /* RHS factor of the model: < 0 (default -1): simulate when cheap (stored entries x cache
+    const spmv_machine *machine; /**< for the limits and the pruning; NULL (default): neither */
+    spmv_bw_kind bw;      /**< b_S of the roofline (default SPMV_BW_TRIAD, as the paper) */
+    double alpha;         /**< RHS factor of the model: < 0 (default -1): simulate when cheap (stored entries x cache
                              levels <= 2e7), else alpha_min = cols/nnz; >= 0: this value */
-    double prune_margin;  /* spmv_tune_prune's margin (default 0.10) */
-    const char *record;   /* database to store the choice in (spmv_tune_db_path for the default); NULL: no record */
-    const char *label;    /* the matrix's name in the record (NULL: "matrix") */
-    /* Progress, called from the calling thread before (state RUNNING) and after each point: done of planned points
+    double prune_margin;  /**< spmv_tune_prune's margin (default 0.10) */
+    const char *record;   /**< database to store the choice in (spmv_tune_db_path for the default); NULL: no record */
+    const char *label;    /**< the matrix's name in the record (NULL: "matrix") */
+    /** Progress, called from the calling thread before (state RUNNING) and after each point: done of planned points
      * finished, elapsed of budget seconds. NULL: none. */
     void (*progress)(void *ctx, const spmv_tune_point *p, int32_t done, int32_t planned, double elapsed,
                      double budget);
@@ -827,19 +828,19 @@ typedef struct spmv_tune_opts {
 SPMV_API spmv_tune_opts spmv_tune_opts_default(void);
 
 typedef struct spmv_tune_result {
-    spmv_sell_opts opts;  /* the choice: C, sigma, rcm, nthreads, permuted (unroll 1) */
-    spmv_tune_point best; /* its measurement at opts.nthreads (the final comparison, stage 6) */
-    spmv_tune_point crs;  /* CRS at opts.nthreads (the final comparison, stage 6) */
-    double speedup;       /* crs.t_spmv / best.t_spmv */
-    double break_even;    /* spmv_tune_break_even(best conversion time, crs.t_spmv, best.t_spmv) */
-    int fast;             /* 1: the C values swept have fast kernels; 0: the reference kernel (any C) */
-    int recorded;         /* 1: stored in opts->record */
-    double elapsed;       /* s, the whole search */
+    spmv_sell_opts opts;  /**< the choice: C, sigma, rcm, nthreads, permuted (unroll 1) */
+    spmv_tune_point best; /**< its measurement at opts.nthreads (the final comparison, stage 6) */
+    spmv_tune_point crs;  /**< CRS at opts.nthreads (the final comparison, stage 6) */
+    double speedup;       /**< crs.t_spmv / best.t_spmv */
+    double break_even;    /**< spmv_tune_break_even(best conversion time, crs.t_spmv, best.t_spmv) */
+    int fast;             /**< 1: the C values swept have fast kernels; 0: the reference kernel (any C) */
+    int recorded;         /**< 1: stored in opts->record */
+    double elapsed;       /**< s, the whole search */
     int32_t npoints;
-    spmv_tune_point *points; /* every point in the order tried (measured, pruned, failed, skipped) */
+    spmv_tune_point *points; /**< every point in the order tried (measured, pruned, failed, skipped) */
 } spmv_tune_result;
 
-/* Tune SELL-C-sigma for A on this machine within o->budget seconds: measure CRS and SELL configurations (each
+/** Tune SELL-C-sigma for A on this machine within o->budget seconds: measure CRS and SELL configurations (each
  * checked against a reference loop before it counts, 1e-12 relative to |A||x|), keep the fastest, and when
  * o->record is set, store the choice there. *S (may be NULL: not wanted) receives the chosen matrix, built and
  * partitioned for opts.nthreads threads. A must have rows, cols and nnz >= 1. The library prints nothing: progress
