@@ -6,7 +6,80 @@ set(SPMV_ISA_INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE
     ${CMAKE_CURRENT_SOURCE_DIR}/src/kernels ${CMAKE_CURRENT_SOURCE_DIR}/src)
 
 # ---------------------------------------------------------------- AVX-512 (x86-64)
-# (issue 4) add_library(spmv_k_avx512 OBJECT ...) with -mavx512f -mavx512vl -mavx512bw -mavx512dq only here.
+# SELL-C-sigma (C = 8, 16, 32, 64, plus non-temporal-store variants) and CRS kernels in src/kernels/avx512/, built
+# with -mavx512f -mavx512vl -mavx512bw -mavx512dq only here (never -march=native); the registry uses them when
+# src/arch/cpu.c finds AVX-512F/DQ/BW/VL and OS zmm support at run time.
+option(SPMV_WITH_AVX512 "Build the AVX-512 kernels (x86-64; chosen at run time)" ON)
+set(SPMV_AVX512_FLAGS -mavx512f -mavx512vl -mavx512bw -mavx512dq)
+set(SPMV_AVX512_DIR ${CMAKE_CURRENT_SOURCE_DIR}/src/kernels/avx512)
+if(SPMV_WITH_AVX512 AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|x64)$")
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS "-mavx512f -mavx512vl -mavx512bw -mavx512dq")
+  check_c_source_compiles([=[
+    #include <immintrin.h>
+    #include <stdint.h>
+    int main(void) {
+      static double x[8], y[8]; static int32_t c[8];
+      __m256i i = _mm256_maskz_loadu_epi32((__mmask8)3, c);
+      __m512d g = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)3, i, x, 8);
+      g = _mm512_fmadd_pd(g, _mm512_loadu_pd(x), _mm512_i32gather_pd(i, x, 8));
+      _mm512_mask_storeu_pd(y, (__mmask8)1, g);
+      _mm512_i32scatter_pd(y, i, g, 8);
+      return (int)_mm512_reduce_add_pd(g);
+    }]=] SPMV_AVX512_COMPILES)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(SPMV_AVX512_COMPILES)
+    add_library(spmv_k_avx512 OBJECT
+      ${SPMV_AVX512_DIR}/sell_avx512.c
+      ${SPMV_AVX512_DIR}/crs_avx512.c
+      ${SPMV_AVX512_DIR}/avx512_kernels.c)
+    set_target_properties(spmv_k_avx512 PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
+    target_include_directories(spmv_k_avx512 PRIVATE ${SPMV_ISA_INCLUDES})
+    target_compile_definitions(spmv_k_avx512 PRIVATE SPMV_BUILDING_LIBRARY SPMV_ALIGNMENT=${SPMV_ALIGNMENT})
+    # hot kernels: never size-optimized (-Os keeps the accumulator arrays on the stack)
+    target_compile_options(spmv_k_avx512 PRIVATE ${SPMV_WARN} ${SPMV_AVX512_FLAGS} $<$<CONFIG:MinSizeRel>:-O2>)
+    target_compile_definitions(spmv_core PRIVATE SPMV_HAVE_AVX512)
+    list(APPEND SPMV_OBJECTS $<TARGET_OBJECTS:spmv_k_avx512>)
+    message(STATUS "spmv: AVX-512 kernels: built (${SPMV_AVX512_FLAGS})")
+    # Their machine code is what the design says (objdump of the built objects; optimized builds only): the SELL
+    # column loop holds U*C/8 x (index load, vgatherdpd, vfmadd231pd zmm with the aligned value load) and no
+    # spill; masked stores, scatters and (nt variants) streaming stores are there; CRS runs 4 accumulators.
+    if(SPMV_BUILD_TESTS AND NOT CMAKE_BUILD_TYPE MATCHES "^(Debug|)$")
+      if(CMAKE_OBJDUMP)
+        set(SPMV_AVX512_OBJDUMP ${CMAKE_OBJDUMP})
+      else()
+        find_program(SPMV_AVX512_OBJDUMP NAMES objdump)
+      endif()
+      add_test(NAME avx512_inner_loop
+               COMMAND ${SPMV_AVX512_DIR}/check_inner_loop.sh --objdump ${SPMV_AVX512_OBJDUMP}
+                       $<TARGET_OBJECTS:spmv_k_avx512>
+               COMMAND_EXPAND_LISTS)
+    endif()
+  else()
+    message(STATUS "spmv: AVX-512 kernels: not built (the compiler does not accept ${SPMV_AVX512_FLAGS})")
+  endif()
+else()
+  message(STATUS "spmv: AVX-512 kernels: not built (SPMV_WITH_AVX512=${SPMV_WITH_AVX512}, ${CMAKE_SYSTEM_PROCESSOR})")
+endif()
+
+# Test-only check of the AVX-512 kernels' logic on any CPU: the same kernel sources compiled without AVX-512 flags
+# against portable C stand-ins for the intrinsics (src/kernels/avx512/emu/), under their own symbol names, compared
+# with the reference kernels on hand-made layouts and on matrices the library builds (it links spmv_static for
+# that). Never part of the library. src/kernels/avx512/emu/run_check.sh runs the hand-made part under ASan/UBSan.
+if(SPMV_BUILD_TESTS)
+  add_executable(spmv_avx512_emu_check
+    ${SPMV_AVX512_DIR}/emu/avx512_check.c
+    ${SPMV_AVX512_DIR}/sell_avx512.c
+    ${SPMV_AVX512_DIR}/crs_avx512.c
+    ${SPMV_AVX512_DIR}/avx512_kernels.c)
+  target_include_directories(spmv_avx512_emu_check PRIVATE ${SPMV_ISA_INCLUDES} ${SPMV_AVX512_DIR})
+  target_compile_definitions(spmv_avx512_emu_check PRIVATE SPMV_AVX512_EMU SPMV_EMU_WITH_LIBRARY
+    SPMV_SHARED_MATRICES="${SPMV_SHARED_MATRICES}")
+  target_compile_options(spmv_avx512_emu_check PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  target_link_libraries(spmv_avx512_emu_check PRIVATE spmv_static)
+  add_test(NAME avx512_emu COMMAND spmv_avx512_emu_check)
+  set_tests_properties(avx512_emu PROPERTIES TIMEOUT 300)
+endif()
 
 # ---------------------------------------------------------------- SVE (aarch64)
 # Vector-length agnostic: -march=armv8-a+sve on these files only, never -msve-vector-bits. The family is used at

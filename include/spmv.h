@@ -49,7 +49,7 @@ typedef enum spmv_status {
     SPMV_ERR_ARG = -1,         /**< invalid argument: NULL, negative size, out-of-range index, bad option */
     SPMV_ERR_NOMEM = -2,       /**< an allocation failed; nothing leaked, outputs untouched */
     SPMV_ERR_IO = -3,          /**< a file could not be opened, read or written */
-    SPMV_ERR_PARSE = -4,       /**< a Matrix Market file is malformed (the message names file and line) */
+    SPMV_ERR_PARSE = -4,       /**< a Matrix Market, machine or tuning file is malformed (the message names file and line) */
     SPMV_ERR_UNSUPPORTED = -5, /**< valid input this library does not handle (complex field, ...) */
     SPMV_ERR_OVERFLOW = -6,    /**< a size does not fit the 32-bit row/column indices */
     SPMV_ERR_ARCH = -7         /**< a forced kernel family (SPMV_ARCH) is not available on this CPU */
@@ -206,6 +206,9 @@ typedef struct spmv_sell_opts {
     int permuted;     /**< 0: x and y in the original order (default); 1: x and y in the permuted order (for a
                          square matrix the columns are permuted alike, A' = P A P^T; for a rectangular one only
                          the rows are, x stays in the original order) */
+    int nt_stores;    /**< 1: non-temporal stores of y in the permuted order where a kernel has them (AVX-512):
+                         no write-allocate, 8 bytes/row less traffic; worth it only when y does not fit in cache.
+                         Ignored in the original order. The environment variable SPMV_SELL_NT=1 sets it too. */
     int rcm;          /**< 1: apply reverse Cuthill-McKee (square matrices) before the sigma-sort; 0: off */
     int nthreads;     /**< parts of the thread partition; 0 = omp_get_max_threads(), at most one per 8192 entries */
 } spmv_sell_opts;
@@ -224,6 +227,7 @@ typedef struct spmv_sell {
     int32_t nchunks;    /**< ceil(rows / C) */
     int32_t unroll;     /**< chunk lengths are multiples of this */
     int permuted;       /**< vector order of the multiply, see spmv_sell_opts */
+    int nt_stores;      /**< non-temporal y stores requested (spmv_sell_opts.nt_stores) */
     int64_t nnz;        /**< nonzeros of A (explicit zeros included) */
     int64_t stored;     /**< stored entries including padding = chunkptr[nchunks] */
     int64_t *chunkptr;  /**< length nchunks+1: offset of chunk k in col/val; chunkptr[k+1]-chunkptr[k] = C*chunklen[k] */

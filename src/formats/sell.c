@@ -33,6 +33,7 @@ spmv_sell_opts spmv_sell_opts_default(void)
     o.sigma = 1;
     o.unroll = 1;
     o.permuted = 0;
+    o.nt_stores = 0;
     o.rcm = 0;
     o.nthreads = 0;
     return o;
@@ -177,6 +178,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     S->nchunks = (int32_t)(((int64_t)rows + C - 1) / C);
     S->unroll = opts->unroll;
     S->permuted = opts->permuted ? 1 : 0;
+    S->nt_stores = opts->nt_stores ? 1 : 0;
     S->nnz = A->nnz;
 
     const size_t nrows = (size_t)rows, nch = (size_t)S->nchunks;

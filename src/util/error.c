@@ -19,7 +19,7 @@ const char *spmv_strerror(spmv_status status)
     case SPMV_ERR_ARG: return "invalid argument";
     case SPMV_ERR_NOMEM: return "out of memory";
     case SPMV_ERR_IO: return "input/output error";
-    case SPMV_ERR_PARSE: return "malformed Matrix Market file";
+    case SPMV_ERR_PARSE: return "malformed input file";
     case SPMV_ERR_UNSUPPORTED: return "unsupported input";
     case SPMV_ERR_OVERFLOW: return "size overflows 32-bit indices";
     case SPMV_ERR_ARCH: return "kernel family not available";

@@ -20,6 +20,16 @@
 #define SPMV_AVX512_INLINE static inline
 #endif
 
+/* Full unrolling of the loops over accumulators (constant trip counts after inlining), so the accumulator arrays
+ * become registers: GCC and Clang need their own pragma. */
+#if defined(__clang__)
+#define SPMV_UNROLL_FULL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#define SPMV_UNROLL_FULL _Pragma("GCC unroll 16")
+#else
+#define SPMV_UNROLL_FULL
+#endif
+
 /* Mask of the first n lanes of 8 (n <= 0: none, n >= 8: all). */
 SPMV_AVX512_INLINE __mmask8 spmv__lanes8(int64_t n)
 {

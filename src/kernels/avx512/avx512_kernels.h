@@ -4,6 +4,20 @@
 
 #include "kernel.h"
 
+#ifdef SPMV_AVX512_EMU /* test-only emulation build (emu/): own names, so it can link the library beside it */
+#define spmv__avx512_kernels spmv__emu_avx512_kernels
+#define spmv__k_sell_avx512_c8 spmv__emu_k_sell_avx512_c8
+#define spmv__k_sell_avx512_c16 spmv__emu_k_sell_avx512_c16
+#define spmv__k_sell_avx512_c32 spmv__emu_k_sell_avx512_c32
+#define spmv__k_sell_avx512_c64 spmv__emu_k_sell_avx512_c64
+#define spmv__k_sell_avx512_nt_c8 spmv__emu_k_sell_avx512_nt_c8
+#define spmv__k_sell_avx512_nt_c16 spmv__emu_k_sell_avx512_nt_c16
+#define spmv__k_sell_avx512_nt_c32 spmv__emu_k_sell_avx512_nt_c32
+#define spmv__k_sell_avx512_nt_c64 spmv__emu_k_sell_avx512_nt_c64
+#define spmv__k_crs_avx512 spmv__emu_k_crs_avx512
+extern const spmv_kernel *const spmv__avx512_kernels[];
+#endif
+
 extern const spmv_kernel spmv__k_sell_avx512_c8, spmv__k_sell_avx512_c16, spmv__k_sell_avx512_c32,
     spmv__k_sell_avx512_c64;
 extern const spmv_kernel spmv__k_sell_avx512_nt_c8, spmv__k_sell_avx512_nt_c16, spmv__k_sell_avx512_nt_c32,

@@ -12,8 +12,10 @@
  * Chunk lengths that are not a multiple of U finish with single columns into the first set.
  *
  * y: contiguous (masked in the last chunk past rows) in the permuted order, scattered through perm in the
- * original order. The "-nt" variants write y with non-temporal stores (permuted order, 64-byte aligned y) and so
- * save the write-allocate: 8 bytes per row instead of 16. */
+ * original order. The "-nt" variants write y with non-temporal stores (permuted order, 64-byte aligned y; else
+ * ordinary stores) and so save the write-allocate: 8 bytes per row instead of 16. The registry picks them only
+ * when asked for (SPMV_SELL_NT=1 when the matrix is built) and the matrix is in the permuted order: streaming
+ * stores pay off only when y does not stay in a cache. */
 #include "avx512_intrin.h"
 #include "avx512_kernels.h"
 
@@ -41,7 +43,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
     if (S->permuted) {
         double *yk = y + i0;
         if (rem >= C) {
-#pragma GCC unroll 8
+            SPMV_UNROLL_FULL
             for (int v = 0; v < NV; v++) {
                 __m512d r = acc[v];
                 if (mode == SPMV_Y_SCALE) r = _mm512_mul_pd(va, r);
@@ -52,7 +54,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
                     _mm512_storeu_pd(yk + 8 * v, r);
             }
         } else { /* last chunk: lanes past rows are padding, neither read nor written */
-#pragma GCC unroll 8
+            SPMV_UNROLL_FULL
             for (int v = 0; v < NV; v++) {
                 const __mmask8 m = spmv__lanes8(rem - 8 * v);
                 __m512d r = acc[v];
@@ -64,7 +66,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
         }
     } else { /* original order: y[perm[i]], perm read as 8 x int32 (masked past rows: perm has only rows entries) */
         const int32_t *pk = S->perm + i0;
-#pragma GCC unroll 8
+        SPMV_UNROLL_FULL
         for (int v = 0; v < NV; v++) {
             __m512d r = acc[v];
             if (mode == SPMV_Y_SCALE) r = _mm512_mul_pd(va, r);
@@ -101,15 +103,15 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
         const int32_t len = chunklen[k];
         const int32_t lenU = len - len % U;
         __m512d acc[SELL_U_MAX][SELL_NV_MAX];
-#pragma GCC unroll 4
+        SPMV_UNROLL_FULL
         for (int u = 0; u < U; u++)
-#pragma GCC unroll 8
+            SPMV_UNROLL_FULL
             for (int v = 0; v < NV; v++) acc[u][v] = _mm512_setzero_pd();
         int32_t j = 0;
         for (; j < lenU; j += U, vp += U * C, cp += U * C) {
-#pragma GCC unroll 4
+            SPMV_UNROLL_FULL
             for (int u = 0; u < U; u++)
-#pragma GCC unroll 8
+                SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
                     const __m256i idx = _mm256_load_si256((const __m256i *)(cp + u * C + 8 * v));
                     const __m512d xv = _mm512_i32gather_pd(idx, x, 8);
@@ -117,7 +119,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                 }
         }
         for (; j < len; j++, vp += C, cp += C) { /* remainder: len % U columns */
-#pragma GCC unroll 8
+            SPMV_UNROLL_FULL
             for (int v = 0; v < NV; v++) {
                 const __m256i idx = _mm256_load_si256((const __m256i *)(cp + 8 * v));
                 const __m512d xv = _mm512_i32gather_pd(idx, x, 8);
@@ -125,9 +127,9 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
             }
         }
         /* sum the sets (once per chunk) */
-#pragma GCC unroll 8
+        SPMV_UNROLL_FULL
         for (int v = 0; v < NV; v++)
-#pragma GCC unroll 4
+            SPMV_UNROLL_FULL
             for (int u = 1; u < U; u++) acc[0][v] = _mm512_add_pd(acc[0][v], acc[u][v]);
         sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt);
     }
@@ -158,8 +160,8 @@ static int sell_avx512_aligned(const spmv_sell *S)
 /* Non-temporal stores on request (SPMV_SELL_NT=1), only in the permuted order where y is written contiguously. */
 static int sell_avx512_nt_requested(const spmv_sell *S)
 {
-    const char *e = getenv(SPMV_SELL_NT_ENV);
-    return S->permuted && e && *e && *e != '0';
+    const char *e = getenv(SPMV_SELL_NT_ENV); /* benchmark override */
+    return S->permuted && (S->nt_stores || (e && *e && *e != '0'));
 }
 
 /* Traffic per multiply: 12 bytes per stored entry (value + index), 16 per row (y store + write-allocate; 8 with

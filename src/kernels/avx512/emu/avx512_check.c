@@ -9,6 +9,8 @@
  *   as NaN (must not be read).
  *   CRS: row lengths 0..200 (every remainder class of 8 and 32), the same alpha/beta and ranges, unaligned rows.
  *   accepts(): C, alignment, SPMV_SELL_NT and the vector order; the family list.
+ *   With SPMV_EMU_WITH_LIBRARY (the CTest build), also on matrices built by the library itself
+ *   (spmv_sell_from_crs on HPCG, a Laplacian and small shared Matrix Market files).
  * Tolerance: |y - y_ref| <= 1e-12 * (|alpha| |A||x| + |beta y0|)_i, the issues' bound.
  * Build and run: src/kernels/avx512/emu/run_check.sh (with AddressSanitizer/UBSan), or ctest -R avx512_emu. */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign, setenv */
@@ -136,7 +138,7 @@ static spmv_sell *make_sell(const spmv_crs *A, int32_t C, int32_t sigma, int32_t
         S->sigma = 1;
     } else {
         S->sigma = sigma < rows ? sigma : rows;
-        key *keys = malloc(sizeof(key) * (size_t)(rows ? rows : 1));
+        key *keys = malloc(sizeof(key) * ((size_t)rows + 1));
         for (int32_t w = 0; w < rows; w += sigma) {
             int32_t n = rows - w < sigma ? rows - w : sigma;
             for (int32_t i = 0; i < n; i++)
@@ -412,6 +414,64 @@ static void test_crs(void)
     free_crs(A);
 }
 
+/* ---------------------------------------------------------------- matrices built by the library */
+#ifdef SPMV_EMU_WITH_LIBRARY
+/* The kernels on SELL matrices from spmv_sell_from_crs (the library's real layout: alignment, chunk offsets,
+ * padding columns) and on CRS from the generators and the shared Matrix Market files (when present). */
+static void check_library_matrix(const spmv_crs *A, const char *name)
+{
+    static const int32_t Cs[] = {8, 16, 32, 64};
+    char desc[200];
+    snprintf(desc, sizeof desc, "library %s CRS", name);
+    check_crs(A, desc);
+    for (int ci = 0; ci < 4; ci++)
+        for (int si = 0; si < 3; si++)
+            for (int permuted = 0; permuted < 2; permuted++) {
+                const int32_t sigmas[] = {1, 32, A->rows > 0 ? A->rows : 1};
+                spmv_sell_opts o = spmv_sell_opts_default();
+                o.C = Cs[ci];
+                o.sigma = sigmas[si];
+                o.unroll = si == 1 ? 2 : 1;
+                o.permuted = permuted;
+                o.nthreads = 1;
+                spmv_sell *S = NULL;
+                spmv_status st = spmv_sell_from_crs(A, &o, &S);
+                CHECK(st == SPMV_OK, "%s: spmv_sell_from_crs C=%d: %s", name, o.C, spmv_last_error());
+                if (st != SPMV_OK) continue;
+                const spmv_kernel *K = sell_kernel_for(o.C, 0);
+                CHECK(K->accepts(S), "%s: the library's SELL-%d arrays are refused (alignment)", name, o.C);
+                snprintf(desc, sizeof desc, "library %s SELL-%d-%d unroll=%d %s", name, o.C, o.sigma, o.unroll,
+                         permuted ? "permuted" : "original");
+                check_sell(S, desc);
+                spmv_sell_free(S);
+            }
+}
+
+static void test_library(void)
+{
+    spmv_crs *A = NULL;
+    if (spmv_gen_hpcg(5, 6, 7, &A) == SPMV_OK) check_library_matrix(A, "hpcg 5x6x7");
+    spmv_crs_free(A);
+    A = NULL;
+    if (spmv_gen_laplace2d(13, 11, &A) == SPMV_OK) check_library_matrix(A, "laplace2d 13x11");
+    spmv_crs_free(A);
+    static const char *files[] = {"494_bus.mtx", "arrow.mtx", "ash219.mtx", "west0067_jumbled.mtx",
+                                  "LFAT5_hypersparse.mtx", "lp_afiro.mtx", "west0479.mtx", "karate.mtx",
+                                  "empty.mtx", "full.mtx"};
+    int n = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", SPMV_SHARED_MATRICES, files[f]);
+        A = NULL;
+        if (spmv_crs_read_mm(path, &A) != SPMV_OK) continue;
+        check_library_matrix(A, files[f]);
+        spmv_crs_free(A);
+        n++;
+    }
+    printf("library-built matrices: 2 generated, %d shared files\n", n);
+}
+#endif
+
 /* ---------------------------------------------------------------- descriptors and accepts() */
 
 static void test_descriptors(void)
@@ -473,6 +533,9 @@ int main(void)
     test_descriptors();
     test_crs();
     test_sell();
+#ifdef SPMV_EMU_WITH_LIBRARY
+    test_library();
+#endif
     printf("avx512 emulation check: %ld checks, %ld failures (%ld gathers, %ld scatters, %ld streaming stores "
            "emulated)\n",
            checks, fails, spmv_emu_gathers, spmv_emu_scatters, spmv_emu_streams);

@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct { double d[8]; } __m512d;
 typedef struct { int32_t i[8]; } __m256i;
@@ -44,7 +43,7 @@ static inline __m512d _mm512_set1_pd(double a)
 static inline __m512d _mm512_loadu_pd(const void *p)
 {
     __m512d r;
-    memcpy(r.d, p, sizeof r.d);
+    for (int l = 0; l < 8; l++) r.d[l] = ((const double *)p)[l];
     return r;
 }
 static inline __m512d _mm512_load_pd(const void *p)
@@ -56,14 +55,17 @@ static inline __m512d _mm512_maskz_loadu_pd(__mmask8 m, const void *p)
 {
     __m512d r = _mm512_setzero_pd();
     for (int l = 0; l < 8; l++)
-        if (m >> l & 1) memcpy(&r.d[l], (const double *)p + l, sizeof(double));
+        if (m >> l & 1) r.d[l] = ((const double *)p)[l];
     return r;
 }
-static inline void _mm512_storeu_pd(void *p, __m512d a) { memcpy(p, a.d, sizeof a.d); }
+static inline void _mm512_storeu_pd(void *p, __m512d a)
+{
+    for (int l = 0; l < 8; l++) ((double *)p)[l] = a.d[l];
+}
 static inline void _mm512_mask_storeu_pd(void *p, __mmask8 m, __m512d a)
 {
     for (int l = 0; l < 8; l++)
-        if (m >> l & 1) memcpy((double *)p + l, &a.d[l], sizeof(double));
+        if (m >> l & 1) ((double *)p)[l] = a.d[l];
 }
 static inline void _mm512_stream_pd(void *p, __m512d a)
 {
@@ -100,7 +102,7 @@ static inline double _mm512_reduce_add_pd(__m512d a)
 static inline __m256i _mm256_loadu_si256(const __m256i *p)
 {
     __m256i r;
-    memcpy(r.i, p, sizeof r.i);
+    for (int l = 0; l < 8; l++) r.i[l] = ((const int32_t *)p)[l];
     return r;
 }
 static inline __m256i _mm256_load_si256(const __m256i *p)
@@ -113,7 +115,7 @@ static inline __m256i _mm256_maskz_loadu_epi32(__mmask8 m, const void *p)
     __m256i r;
     for (int l = 0; l < 8; l++) {
         r.i[l] = 0;
-        if (m >> l & 1) memcpy(&r.i[l], (const int32_t *)p + l, sizeof(int32_t));
+        if (m >> l & 1) r.i[l] = ((const int32_t *)p)[l];
     }
     return r;
 }
@@ -122,7 +124,7 @@ static inline __m512d _mm512_mask_i32gather_pd(__m512d src, __mmask8 m, __m256i 
 {
     spmv_emu_gathers++;
     for (int l = 0; l < 8; l++)
-        if (m >> l & 1) memcpy(&src.d[l], (const char *)base + (int64_t)idx.i[l] * scale, sizeof(double));
+        if (m >> l & 1) src.d[l] = *(const double *)((const char *)base + (int64_t)idx.i[l] * scale);
     return src;
 }
 static inline __m512d _mm512_i32gather_pd(__m256i idx, const void *base, int scale)
@@ -133,7 +135,7 @@ static inline void _mm512_mask_i32scatter_pd(void *base, __mmask8 m, __m256i idx
 {
     spmv_emu_scatters++;
     for (int l = 0; l < 8; l++)
-        if (m >> l & 1) memcpy((char *)base + (int64_t)idx.i[l] * scale, &a.d[l], sizeof(double));
+        if (m >> l & 1) *(double *)((char *)base + (int64_t)idx.i[l] * scale) = a.d[l];
 }
 static inline void _mm512_i32scatter_pd(void *base, __m256i idx, __m512d a, int scale)
 {
