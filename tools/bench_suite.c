@@ -104,18 +104,6 @@ typedef struct suite {
     const spmv_machine *m;
 } suite;
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void mv(const spmv_crs *A, const spmv_sell *S, const double *x, double *y)
-{
-    if (S) spmv_sell_mv(S, 1.0, x, 0.0, y);
-    else spmv_crs_mv(A, 1.0, x, 0.0, y);
-}
-
 /* check against the reference loop, then the median seconds per multiply; < 0 on a failed check (note set) */
 static double measure(const suite *s, const spmv_crs *A, const spmv_sell *S, double *x, double *xp, double *y,
                       double *yo, char *note, size_t nsize)
@@ -126,7 +114,7 @@ static double measure(const suite *s, const spmv_crs *A, const spmv_sell *S, dou
         spmv_sell_permute_vec(S, x, xp);
         xx = xp;
     }
-    mv(A, S, xx, y);
+    tool_mv(A, S, xx, y);
     const double *yy = y;
     if (perm) {
         spmv_sell_unpermute_vec(S, y, yo);
@@ -137,23 +125,7 @@ static double measure(const suite *s, const spmv_crs *A, const spmv_sell *S, dou
         snprintf(note, nsize, "%s result check failed: max |y - y_ref| / (|A||x|) = %.3g", S ? "SELL" : "CRS", err);
         return -1;
     }
-    mv(A, S, xx, y); /* warm-up */
-    double ts[64];
-    for (int k = 0; k < s->runs; k++) { /* each run: at least run_time seconds, the clock read after growing batches */
-        long n = 0, b = 1;
-        const double t0 = tool_now();
-        double el;
-        for (;;) {
-            for (long i = 0; i < b; i++) mv(A, S, xx, y);
-            n += b;
-            el = tool_now() - t0;
-            if (el >= s->run_time) break;
-            if (el < s->run_time / 50 && b < (1L << 24)) b *= 2;
-        }
-        ts[k] = el / (double)n;
-    }
-    qsort(ts, (size_t)s->runs, sizeof *ts, cmp_dbl);
-    return s->runs % 2 ? ts[s->runs / 2] : 0.5 * (ts[s->runs / 2 - 1] + ts[s->runs / 2]);
+    return tool_time(A, S, xx, y, s->run_time, s->runs, NULL, NULL);
 }
 
 /* GB/s at the model's alpha (alpha_min without a machine), and the SELL limit */

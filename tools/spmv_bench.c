@@ -33,22 +33,6 @@ static void usage(FILE *f)
     bench_suite_usage(f);
 }
 
-typedef struct {
-    const spmv_crs *A;
-    const spmv_sell *S;
-} matrix;
-
-static spmv_status mv(const matrix *m, const double *x, double *y)
-{
-    return m->S ? spmv_sell_mv(m->S, 1.0, x, 0.0, y) : spmv_crs_mv(m->A, 1.0, x, 0.0, y);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The model's limit next to the measurement: roofline and ECM at this thread count, from the machine file. */
 static void print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const char *explicit_path, int full,
                         double gflops)
@@ -125,7 +109,7 @@ int main(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(a, "--runs") && v) {
-            if (!tool_parse_int(prog, "--runs", v, 1, 1000, &runs)) return 2;
+            if (!tool_parse_int(prog, "--runs", v, 1, 64, &runs)) return 2;
             i++;
         } else if (!strcmp(a, "--time") && v) {
             char *end;
@@ -177,7 +161,6 @@ int main(int argc, char **argv)
     spmv_status st = tool_load(prog, spec, &A, &name);
     if (st) return 1;
     spmv_crs_set_threads(A, (int)threads);
-    matrix m = {A, NULL};
     double tconv = 0;
     if (!strcmp(format, "sell")) {
         spmv_sell_opts o = spmv_sell_opts_default();
@@ -194,7 +177,6 @@ int main(int argc, char **argv)
             tool_error(prog, st);
             goto done;
         }
-        m.S = S;
     }
     if ((st = spmv_vec_alloc(A->cols, &x)) || (st = spmv_vec_alloc(A->rows, &y))) {
         tool_error(prog, st);
@@ -215,7 +197,7 @@ int main(int argc, char **argv)
         spmv_sell_unpermute_vec(S, y, tmp);
         yo = tmp;
     } else
-        st = mv(&m, x, y);
+        st = S ? spmv_sell_mv(S, 1.0, x, 0.0, y) : spmv_crs_mv(A, 1.0, x, 0.0, y);
     if (st) {
         tool_error(prog, st);
         spmv_vec_free(tmp);
@@ -248,8 +230,6 @@ int main(int argc, char **argv)
     printf("check    max |y - y_ref| / (|A||x|) = %.2g (limit 1e-12): ok\n", err);
     printf("traffic  %.4g MB per SpMV (%g B/entry, %g B/row, %g B/chunk, x read once: alpha = 1/N_nzr)\n",
            bytes * 1e-6, tr.bytes_per_entry, tr.bytes_per_row, tr.bytes_per_chunk);
-    double *times = calloc((size_t)runs, sizeof *times);
-    if (!times) goto done;
     for (int ti = 0; ti < nt; ti++) {
         int t = (int)tlist[ti];
 #ifdef _OPENMP
@@ -257,34 +237,14 @@ int main(int argc, char **argv)
 #endif
         if (S) spmv_sell_set_threads(S, t);
         else spmv_crs_set_threads(A, t);
-        /* warm-up, calibrate repetitions to the target time, then the median of the runs */
-        mv(&m, x, y);
-        long reps = 1;
-        for (;;) {
-            double t0 = tool_now();
-            for (long r = 0; r < reps; r++) mv(&m, x, y);
-            double el = tool_now() - t0;
-            if (el >= target || reps >= (1L << 30)) {
-                reps = el > 0 ? (long)ceil(reps * target / el) : reps;
-                break;
-            }
-            reps *= el < target / 16 ? 8 : 2;
-        }
-        for (long k = 0; k < runs; k++) {
-            double t0 = tool_now();
-            for (long r = 0; r < reps; r++) mv(&m, x, y);
-            times[k] = (tool_now() - t0) / reps;
-        }
-        qsort(times, (size_t)runs, sizeof *times, cmp_double);
-        double tmed = times[runs / 2], tmin = times[0], tmax = times[runs - 1];
+        double tmin, tmax, tmed = tool_time(A, S, x, y, target, (int)runs, &tmin, &tmax);
         double gflops = tmed > 0 ? 2.0 * A->nnz / tmed * 1e-9 : 0;
         printf("threads  %d\n", t);
-        printf("time     %ld runs x %ld reps: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, reps,
+        printf("time     %ld runs of >= %g s: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, target,
                tmed * 1e3, tmin * 1e3, tmax * 1e3);
         printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
         print_limit(S, A, t, machine_path, model, gflops);
     }
-    free(times);
     rc = 0;
 done:
     spmv_vec_free(x);

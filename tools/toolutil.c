@@ -117,3 +117,41 @@ int tool_find_machine(const char *explicit_path, char *buf, size_t size)
     closedir(d);
     return found;
 }
+
+void tool_mv(const spmv_crs *A, const spmv_sell *S, const double *x, double *y)
+{
+    if (S) spmv_sell_mv(S, 1.0, x, 0.0, y);
+    else spmv_crs_mv(A, 1.0, x, 0.0, y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double tool_time(const spmv_crs *A, const spmv_sell *S, const double *x, double *y, double run_time, int runs,
+                 double *tmin, double *tmax)
+{
+    double ts[64];
+    if (runs < 1) runs = 1;
+    if (runs > 64) runs = 64;
+    tool_mv(A, S, x, y); /* warm-up */
+    for (int k = 0; k < runs; k++) {
+        long n = 0, b = 1;
+        const double t0 = tool_now();
+        double el;
+        for (;;) {
+            for (long i = 0; i < b; i++) tool_mv(A, S, x, y);
+            n += b;
+            el = tool_now() - t0;
+            if (el >= run_time) break;
+            if (el < run_time / 50 && b < (1L << 24)) b *= 2;
+        }
+        ts[k] = el / (double)n;
+    }
+    qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
+    if (tmin) *tmin = ts[0];
+    if (tmax) *tmax = ts[runs - 1];
+    return runs % 2 ? ts[runs / 2] : 0.5 * (ts[runs / 2 - 1] + ts[runs / 2]);
+}

@@ -30,3 +30,11 @@ int tool_find_machine(const char *explicit_path, char *buf, size_t size);
 
 /* Directory $XDG_DATA_HOME/spmv/SUB (or ~/.local/share/spmv/SUB) into buf; 0 when HOME is unset too. */
 int tool_data_dir(const char *sub, char *buf, size_t size);
+
+/* y = A*x with the matrix given: S when not NULL, else A. */
+void tool_mv(const spmv_crs *A, const spmv_sell *S, const double *x, double *y);
+
+/* Median seconds per multiply over `runs` timed runs (1..64) of at least run_time seconds each (the clock read after
+ * growing batches), after one warm-up multiply; min and max per multiply through tmin/tmax when not NULL. */
+double tool_time(const spmv_crs *A, const spmv_sell *S, const double *x, double *y, double run_time, int runs,
+                 double *tmin, double *tmax);
