@@ -47,7 +47,8 @@ extern "C" {
 typedef enum spmv_status {
     SPMV_OK = 0,
     SPMV_ERR_ARG = -1,         /**< invalid argument: NULL, negative size, out-of-range index, bad option */
-    SPMV_ERR_NOMEM = -2,       /**< an allocation failed; nothing leaked, outputs untouched */
+    SPMV_ERR_NOMEM = -2,       /**< an allocation failed (or one array would exceed half the physical memory);
+                                    nothing leaked, outputs untouched */
     SPMV_ERR_IO = -3,          /**< a file could not be opened, read or written */
     SPMV_ERR_PARSE = -4,       /**< a Matrix Market, machine or tuning file is malformed (the message names file and line) */
     SPMV_ERR_UNSUPPORTED = -5, /**< valid input this library does not handle (complex field, ...) */
@@ -120,7 +121,7 @@ SPMV_API spmv_status spmv_crs_copy(const spmv_crs *A, spmv_crs **B);
 SPMV_API void spmv_crs_free(spmv_crs *A);
 
 /** Repartition the rows for nthreads threads, balanced by nonzeros (0 = omp_get_max_threads(), but at most one
- * thread per 8192 nonzeros).
+ * thread per 8192 nonzeros). nthreads above 4096 is an error (SPMV_ERR_ARG).
  * Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads);
 
@@ -275,7 +276,8 @@ SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *i
 /* ================================================================================================ */
 
 /** y = alpha*A*x + beta*y.  x: length cols, y: length rows (distinct arrays). With beta = 0, y is not read (NaN in
- * y does not propagate). Runs on A->nparts OpenMP threads. Errors: SPMV_ERR_ARG (NULL with a nonzero length). */
+ * y does not propagate). Runs on A->nparts OpenMP threads. Errors: SPMV_ERR_ARG (NULL with a nonzero length,
+ * x and y overlapping). */
 SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y);
 
 /** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts). */

@@ -128,6 +128,20 @@ static void test_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "32-bit"));
     spmv_crs_free(NULL);
     CU_ASSERT_STRING_EQUAL(spmv_strerror(SPMV_ERR_NOMEM), "out of memory");
+    /* thread counts are capped, x and y must not overlap, an absurd size fails cleanly */
+    CU_ASSERT_EQUAL_FATAL(spmv_crs_from_arrays(3, 4, ex_rp, ex_col, ex_val, &A), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_crs_set_threads(A, 100000), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "outside 0..4096"));
+    CU_ASSERT(A->nparts >= 1 && A->nparts <= 4096);
+    double v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CU_ASSERT_EQUAL(spmv_crs_mv(A, 1, v, 0, v + 2), SPMV_ERR_ARG); /* x = v[0..4), y = v[2..5) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "overlap"));
+    CU_ASSERT_EQUAL(spmv_crs_mv(A, 1, v, 0, v + 4), SPMV_OK);
+    CU_ASSERT_EQUAL(v[4], 1 * 1 + 2 * 3); /* y[0] = 1*x0 + 2*x2 */
+    spmv_crs_free(A);
+    double *huge = NULL;
+    CU_ASSERT_EQUAL(spmv_vec_alloc((int64_t)1 << 50, &huge), SPMV_ERR_NOMEM); /* 8 PiB */
+    CU_ASSERT_PTR_NULL(huge);
 }
 
 /* Empty shapes: 0x0, 0xn, nx0 */

@@ -33,32 +33,45 @@ static void usage(FILE *f)
     bench_suite_usage(f);
 }
 
-/* The model's limit next to the measurement: roofline and ECM at this thread count, from the machine file. */
-static void print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const char *explicit_path, int full,
-                        double gflops)
+/* The model's limit next to the measurement: roofline and ECM at this thread count, from the machine file.
+ * Returns 0, or 1 when a machine file named explicitly (--machine) cannot be used. */
+static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const char *explicit_path, int full,
+                       double gflops)
 {
     char path[4096];
     spmv_machine m;
     spmv_model md;
     if (!tool_find_machine(explicit_path, path, sizeof path)) {
         printf("limit    no machine file: run spmv-machine (or pass --machine FILE) for the model's limit\n");
-        return;
+        return 0;
     }
     spmv_status st = spmv_machine_read(path, &m);
     if (!st) st = S ? spmv_model_sell(S, NULL, &m, threads, NULL, &md) : spmv_model_crs(A, NULL, &m, threads, NULL, &md);
     if (st) {
+        if (explicit_path) {
+            tool_error(prog, st);
+            return 1;
+        }
         printf("limit    no model: %s\n", spmv_last_error());
-        return;
+        return 0;
     }
     double limit = md.predicted;
     printf("limit    %.3f Gflop/s (roofline %.3f at B_c %.3f B/flop, ECM %.3f on %d thread%s; machine %s): "
            "measured %.0f %% of it\n", limit, md.roofline, md.Bc, md.predicted, threads, threads == 1 ? "" : "s",
            path, limit > 0 ? 100.0 * gflops / limit : 0);
+    /* the limit assumes the matrix streams from memory; say so when it fits in the last-level caches */
+    int64_t llc = 0;
+    for (int32_t l = 0; l < m.nlevels; l++)
+        if (m.level[l].size > 0) llc = m.level[l].size;
+    if (llc > 0 && md.bytes < (double)llc)
+        printf("limit    note: one multiply moves %.3g MB, less than the %.3g MB last-level cache: the data can stay in "
+               "cache and the memory limit does not bind (%% above 100 is possible)\n", md.bytes * 1e-6, llc * 1e-6);
     if (full) {
         char buf[8192];
         spmv_model_format(&md, gflops, "model    ", buf, sizeof buf);
         fputs(buf, stdout);
     }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -243,7 +256,7 @@ int main(int argc, char **argv)
         printf("time     %ld runs of >= %g s: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, target,
                tmed * 1e3, tmin * 1e3, tmax * 1e3);
         printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
-        print_limit(S, A, t, machine_path, model, gflops);
+        if (print_limit(S, A, t, machine_path, model, gflops)) goto done;
     }
     rc = 0;
 done:

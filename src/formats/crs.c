@@ -31,7 +31,9 @@ spmv_status spmv__crs_alloc(int32_t rows, int32_t cols, int64_t nnz, spmv_crs **
 spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads)
 {
     if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_set_threads: argument A is NULL");
-    if (nthreads < 0) return spmv__error(SPMV_ERR_ARG, "spmv_crs_set_threads: nthreads = %d is negative", nthreads);
+    if (nthreads < 0 || nthreads > SPMV_MAX_THREADS)
+        return spmv__error(SPMV_ERR_ARG, "spmv_crs_set_threads: nthreads = %d outside 0..%d", nthreads,
+                           SPMV_MAX_THREADS);
     int32_t n = nthreads ? nthreads : spmv__auto_threads(A->nnz);
     if (n < 1) n = 1;
     int32_t *part = spmv__malloc(((size_t)n + 1) * sizeof *part);

@@ -121,7 +121,8 @@ static void sell_fill_chunk(spmv_sell *S, const spmv_crs *A, const int32_t *cmap
 static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *fn, int32_t **part_out,
                                   int32_t *nparts_out)
 {
-    if (nthreads < 0) return spmv__error(SPMV_ERR_ARG, "%s: nthreads = %d is negative", fn, nthreads);
+    if (nthreads < 0 || nthreads > SPMV_MAX_THREADS)
+        return spmv__error(SPMV_ERR_ARG, "%s: nthreads = %d outside 0..%d", fn, nthreads, SPMV_MAX_THREADS);
     int32_t nparts = nthreads > 0 ? nthreads : spmv__auto_threads(S->stored);
     if (nparts < 1) nparts = 1;
     int32_t *part = spmv__malloc(((size_t)nparts + 1) * sizeof *part);
@@ -152,8 +153,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         return spmv__error(SPMV_ERR_ARG, "%s: opts->sigma = %d, the sorting window must be >= 1", fn, opts->sigma);
     if (opts->unroll < 1)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->unroll = %d, must be >= 1", fn, opts->unroll);
-    if (opts->nthreads < 0)
-        return spmv__error(SPMV_ERR_ARG, "%s: opts->nthreads = %d is negative", fn, opts->nthreads);
+    if (opts->nthreads < 0 || opts->nthreads > SPMV_MAX_THREADS)
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->nthreads = %d outside 0..%d", fn, opts->nthreads,
+                           SPMV_MAX_THREADS);
     if (A->rows < 0 || A->cols < 0)
         return spmv__error(SPMV_ERR_ARG, "%s: A is %d x %d (negative size)", fn, A->rows, A->cols);
     if (!A->rowptr) return spmv__error(SPMV_ERR_ARG, "%s: A->rowptr is NULL", fn);

@@ -7,6 +7,14 @@
 #include <omp.h>
 #endif
 
+/* 1 when [a, a+na) and [b, b+nb) (doubles) overlap */
+static int overlap(const double *a, int64_t na, const double *b, int64_t nb)
+{
+    uintptr_t a0 = (uintptr_t)a, a1 = a0 + (uintptr_t)na * sizeof(double);
+    uintptr_t b0 = (uintptr_t)b, b1 = b0 + (uintptr_t)nb * sizeof(double);
+    return na > 0 && nb > 0 && a0 < b1 && b0 < a1;
+}
+
 static int thread_id(void)
 {
 #ifdef _OPENMP
@@ -30,6 +38,8 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
     if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument A is NULL");
     if (!x && A->cols > 0) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument x is NULL (length %d)", A->cols);
     if (!y && A->rows > 0) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument y is NULL (length %d)", A->rows);
+    if (overlap(x, A->cols, y, A->rows))
+        return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: x and y overlap (y = A x needs distinct arrays)");
     const spmv_kernel *k = A->kernel ? A->kernel : &spmv__k_crs_ref;
     if (A->nparts <= 1 || !A->part) {
         k->crs(A, 0, A->rows, alpha, x, beta, y);
@@ -49,6 +59,8 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     if (!S) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument S is NULL");
     if (!x && S->cols > 0) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument x is NULL (length %d)", S->cols);
     if (!y && S->rows > 0) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument y is NULL (length %d)", S->rows);
+    if (overlap(x, S->cols, y, S->rows))
+        return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: x and y overlap (y = A x needs distinct arrays)");
     const spmv_kernel *k = S->kernel ? S->kernel : &spmv__k_sell_ref;
     if (S->nparts <= 1 || !S->part) {
         k->sell(S, 0, S->nchunks, alpha, x, beta, y);
@@ -112,6 +124,7 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     int32_t rows = A ? A->rows : S->rows, cols = A ? A->cols : S->cols, nparts = A ? A->nparts : S->nparts;
     if (rows != cols) return spmv__error(SPMV_ERR_ARG, "%s: matrix is %d x %d, not square", fn, rows, cols);
     if (rows > 0 && (!x || !y)) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, x ? "y" : "x");
+    if (overlap(x, cols, y, rows)) return spmv__error(SPMV_ERR_ARG, "%s: x and y overlap", fn);
     if ((A && (!A->kernel || !A->part)) || (S && (!S->kernel || !S->part)))
         return spmv__error(SPMV_ERR_ARG, "%s: matrix was not built by the library", fn);
     double *sum = spmv__calloc(2 * (size_t)nparts, sizeof *sum);

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef SPMV_ALIGNMENT
 #define SPMV_ALIGNMENT 64 /* bytes */
@@ -21,9 +22,22 @@ long spmv__alloc_fail_after(long n)
     return made;
 }
 
+/* Physical memory in bytes (0 if unknown). A single request above it cannot be served without swapping the machine
+ * to a halt: it fails as out of memory (a 90-byte file may declare 2^31 rows). */
+static size_t phys_bytes(void)
+{
+    static size_t cached;
+    if (!cached) {
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        cached = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
+    }
+    return cached;
+}
+
 void *spmv__malloc(size_t bytes)
 {
     if (bytes == 0) return NULL;
+    if (bytes > phys_bytes() / 2) return NULL;
     long k = atomic_fetch_add(&alloc_count, 1);
     long f = atomic_load(&fail_at);
     if (f >= 0 && k >= f) return NULL;

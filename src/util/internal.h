@@ -32,6 +32,8 @@ int spmv__max_threads(void);
 /* Default thread count for a matrix of `work` stored entries: spmv__max_threads(), but at most one thread per
  * SPMV_MIN_WORK_PER_THREAD entries (so a tiny matrix does not pay for starting a team), at least 1. */
 #define SPMV_MIN_WORK_PER_THREAD 8192
+/* Largest thread count a partition accepts (an OpenMP team of more threads is not started). */
+#define SPMV_MAX_THREADS 4096
 int32_t spmv__auto_threads(int64_t work);
 
 /* Balanced partition of n items (rows or chunks) with weights given by the prefix sums ptr (length n+1, ptr[0] may
