@@ -844,10 +844,43 @@ static void test_out_of_memory(void)
     spmv_crs_free(A);
 }
 
+/* matrices/tiny/sell_example.mtx: the numbers worked out by hand in its comment lines */
+static void test_tiny_example(void)
+{
+    spmv_crs *A = NULL;
+    spmv_sell *S = NULL;
+    spmv_status st = spmv_crs_read_mm(SPMV_SOURCE_DIR "/matrices/tiny/sell_example.mtx", &A);
+    if (st == SPMV_ERR_UNSUPPORTED) return; /* built without SuiteSparse */
+    CU_ASSERT_EQUAL_FATAL(st, SPMV_OK);
+    CU_ASSERT_EQUAL(A->nnz, 12);
+    const double x[6] = {1, 2, 3, 4, 5, 6}, want[6] = {7, 23, 5, 43, 0, 13};
+    double y[6];
+    const struct { int32_t sigma, chunklen[3], stored, perm[6]; } cases[] = {
+        {1, {4, 3, 2}, 18, {0, 1, 2, 3, 4, 5}},
+        {6, {4, 2, 1}, 14, {1, 3, 0, 5, 2, 4}},
+    };
+    for (int c = 0; c < 2; c++) {
+        spmv_sell_opts o = spmv_sell_opts_default();
+        o.C = 2;
+        o.sigma = cases[c].sigma;
+        CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &o, &S), SPMV_OK);
+        CU_ASSERT_EQUAL(S->nchunks, 3);
+        for (int k = 0; k < 3; k++) CU_ASSERT_EQUAL(S->chunklen[k], cases[c].chunklen[k]);
+        CU_ASSERT_EQUAL(S->stored, cases[c].stored);
+        CU_ASSERT_DOUBLE_EQUAL(spmv_sell_beta(S), 12.0 / cases[c].stored, 1e-15);
+        for (int i = 0; i < 6; i++) CU_ASSERT_EQUAL(S->perm[i], cases[c].perm[i]);
+        CU_ASSERT_EQUAL(spmv_sell_mv(S, 1.0, x, 0.0, y), SPMV_OK);
+        for (int i = 0; i < 6; i++) CU_ASSERT_EQUAL(y[i], want[i]);
+        spmv_sell_free(S);
+    }
+    spmv_crs_free(A);
+}
+
 int main(void)
 {
     tu_suite("sell", (tu_case[]){{"defaults", test_defaults},
                                  {"hand-computed example (sell_ragged)", test_hand_example},
+                                 {"tiny hand-made file (matrices/tiny)", test_tiny_example},
                                  {"sigma = 1 and sigma >= rows, C > rows", test_sigma_extremes},
                                  {"CRS -> SELL -> CRS, generated", test_roundtrip_generated},
                                  {"CRS -> SELL -> CRS, shared matrices", test_roundtrip_shared},
