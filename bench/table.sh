@@ -7,7 +7,7 @@ B=${B:-build}
 IFS='|' read -ra mats <<< "$1"
 IFS=';' read -ra fmts <<< "$2"
 threads=$3; shift 3
-printf '| matrix | format | kernel | threads | Gflop/s | GB/s | beta | limit Gflop/s | %% of limit |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n'
+printf '| matrix | format | kernel | threads | Gflop/s | GB/s | beta | limit Gflop/s | %% of limit | data |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|\n'
 for m in "${mats[@]}"; do
   for f in "${fmts[@]}"; do
     out=$($B/tools/spmv-bench $m $f -t "$threads" "$@" 2>&1) || { echo "| $m | $f | FAILED: $(echo "$out" | tail -1) |"; continue; }
@@ -16,7 +16,11 @@ for m in "${mats[@]}"; do
     beta=$(echo "$out" | sed -n 's/.*beta \([0-9.]*\).*/\1/p' | head -1); beta=${beta:-1}
     kern=$(echo "$out" | sed -n 's/^kernel   \(.*\)/\1/p')
     echo "$out" | awk -v n="$name" -v f="$fmt" -v b="$beta" -v k="$kern" '
-      /^threads/ {t=$2} /^perf/ {g=$2; bw=$4}
-      /^limit/ {l=$2; p=$0; sub(/.*measured /,"",p); sub(/ %.*/,"",p); printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, f, k, t, g, bw, b, l, p}'
+      function flush() { if (row != "") print row (c ? " in cache |" : " |"); row = ""; c = 0 }
+      /^threads/ {flush(); t=$2} /^perf/ {g=$2; bw=$4}
+      /^limit    [0-9]/ {l=$2; p=$0; sub(/.*measured /,"",p); sub(/ %.*/,"",p);
+                        row = sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |", n, f, k, t, g, bw, b, l, p)}
+      /^limit    note/ {c=1}
+      END {flush()}'
   done
 done

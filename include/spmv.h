@@ -623,7 +623,7 @@ SPMV_API int spmv_model_format(const spmv_model *md, double measured_gflops, con
  *   cpu: TEXT   isa: ref|avx512|sve   cores: N                       the machine (spmv_tune_host)
  *   rows: N   cols: N   nnz: N   nzr min: N   nzr mean: X   nzr max: N   the matrix (spmv_tune_fingerprint)
  *   order: original|permuted                                          vector order measured (optional: original)
- *   C: N   sigma: N   rcm: on|off   threads: N                       the choice
+ *   C: N   sigma: N   rcm: on|off   threads: N (1..4096)             the choice
  *   gflops: X   limit gflops: X   crs gflops: X   conversion: X s   date: TEXT     measurements (optional)
  * Every key at most once per record, all but the optional ones required; '#' in free text is written as a blank.
  * nzr mean is written with 17 significant digits (it reads back exactly), measurements with 6. A record matches
@@ -836,11 +836,13 @@ SPMV_API spmv_tune_opts spmv_tune_opts_default(void);
 typedef struct spmv_tune_result {
     spmv_sell_opts opts;  /**< the choice: C, sigma, rcm, nthreads, permuted (unroll 1) */
     spmv_tune_point best; /**< its measurement at opts.nthreads (the final comparison, stage 6) */
-    spmv_tune_point crs;  /**< CRS at opts.nthreads (the final comparison, stage 6) */
-    double speedup;       /**< crs.t_spmv / best.t_spmv */
+    spmv_tune_point crs;  /**< the fastest CRS point over every measured thread count (its nthreads may differ from
+                               opts.nthreads), re-timed alternately with the choice in the final comparison (stage 6) */
+    double speedup;       /**< crs.t_spmv / best.t_spmv; <= 1: CRS is faster and nothing is recorded */
     double break_even;    /**< spmv_tune_break_even(best conversion time, crs.t_spmv, best.t_spmv) */
     int fast;             /**< 1: the C values swept have fast kernels; 0: the reference kernel (any C) */
-    int recorded;         /**< 1: stored in opts->record */
+    int recorded;         /**< 1: stored in opts->record; 0 also when the choice is not faster than crs (a slower
+                               SELL-C-sigma is never recorded) */
     double elapsed;       /**< s, the whole search */
     int32_t npoints;
     spmv_tune_point *points; /**< every point in the order tried (measured, pruned, failed, skipped) */
@@ -848,7 +850,9 @@ typedef struct spmv_tune_result {
 
 /** Tune SELL-C-sigma for A on this machine within o->budget seconds: measure CRS and SELL configurations (each
  * checked against a reference loop before it counts, 1e-12 relative to |A||x|), keep the fastest, and when
- * o->record is set, store the choice there. *S (may be NULL: not wanted) receives the chosen matrix, built and
+ * o->record is set and the choice is faster than the fastest CRS point, store the choice there (otherwise
+ * r->recorded = 0 and the status is SPMV_OK; only the default database location's folders are created, another
+ * path's folder must exist: SPMV_ERR_IO). *S (may be NULL: not wanted) receives the chosen matrix, built and
  * partitioned for opts.nthreads threads. A must have rows, cols and nnz >= 1. The library prints nothing: progress
  * goes to o->progress. Free r with spmv_tune_result_free (also after an error). Errors: SPMV_ERR_ARG (NULL, an
  * empty matrix, a bad option), SPMV_ERR_NOMEM, SPMV_ERR_ARCH, SPMV_ERR_IO/PARSE (recording failed: r is filled and

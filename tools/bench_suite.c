@@ -188,6 +188,7 @@ static void run_one(const suite *s, const char *path, row *w)
     spmv_sell_opts o = spmv_sell_opts_default();
     o.permuted = s->permuted;
     double tsell = 0, tcrs = 0;
+    int32_t crs_thr = 0; /* CRS's thread count, 0: S's */
     if (found || s->tune_time <= 0) {
         if (found) {
             o.C = rec.C, o.sigma = rec.sigma, o.rcm = rec.rcm && A->rows == A->cols, o.nthreads = rec.nthreads;
@@ -222,11 +223,14 @@ static void run_one(const suite *s, const char *path, row *w)
             goto out;
         }
         if (st) snprintf(w->note, sizeof w->note, "not recorded: %s", spmv_last_error());
+        else if (to.record && !r.recorded)
+            snprintf(w->note, sizeof w->note, "not recorded: CRS is faster on this machine");
         snprintf(w->source, sizeof w->source, "tuned");
         o = r.opts;
         tsell = r.best.t_spmv;
         tcrs = r.crs.state == SPMV_TUNE_MEASURED ? r.crs.t_spmv : 0;
         w->conv = r.best.t_convert;
+        if (tcrs > 0) crs_thr = r.crs.nthreads; /* the fastest CRS point, maybe at another thread count */
         if (!(tcrs > 0)) { /* CRS at the chosen thread count was skipped: measure it */
             spmv_crs_set_threads(A, o.nthreads);
             if ((tcrs = measure(s, A, NULL, x, xp, y, yo, w->note, sizeof w->note)) < 0) goto out;
@@ -238,7 +242,7 @@ static void run_one(const suite *s, const char *path, row *w)
     w->crs_g = 2.0 * (double)A->nnz / tcrs * 1e-9;
     double lim_crs;
     model(s, A, S, S->nparts, tsell, &w->sell_gbs, &w->limit);
-    model(s, A, NULL, S->nparts, tcrs, &w->crs_gbs, &lim_crs);
+    model(s, A, NULL, crs_thr > 0 ? crs_thr : S->nparts, tcrs, &w->crs_gbs, &lim_crs);
     w->pct = w->limit > 0 ? 100 * w->sell_g / w->limit : 0;
     w->speedup = tcrs / tsell;
     w->break_even = spmv_tune_break_even(w->conv, tcrs, tsell);
@@ -353,6 +357,12 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         free(files);
         return 2;
     }
+    if (tune_output_check(prog, "--csv", csv, 0) ||
+        (db_opt && record && tune_time > 0 && tune_output_check(prog, "--db", db_opt, 0))) {
+        for (int i = 0; i < nf; i++) free(files[i]);
+        free(files);
+        return 1;
+    }
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads);
     threads = omp_get_max_threads();
@@ -383,7 +393,7 @@ int bench_suite_main(const char *prog, int argc, char **argv)
     fprintf(f, "matrix,status,rows,cols,nnz,source,C,sigma,rcm,threads,crs_gflops,crs_gbs,sell_gflops,sell_gbs,beta,"
                "limit_gflops,pct_of_limit,speedup,conversion_s,break_even_spmvs,note\n");
     row *rows = calloc((size_t)nf, sizeof *rows);
-    int ok = 0;
+    int ok = 0, bad = 0;
     double t0 = tool_now();
     for (int i = 0; i < nf && rows; i++) {
         row *w = &rows[i];
@@ -399,9 +409,14 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         fputc('"', f);
         for (const char *p = w->note; *p; p++) fprintf(f, *p == '"' ? "\"\"" : "%c", *p);
         fputs("\"\n", f);
-        fflush(f);
+        if (!bad && (fflush(f) || ferror(f))) {
+            bad = 1;
+            fprintf(stderr, "%s: --csv: write error on %s: %s (the run goes on; the CSV is incomplete)\n", prog, csv,
+                    strerror(errno));
+        }
     }
-    int bad = fclose(f) != 0;
+    if (bad) fclose(f);
+    else bad = tune_output_close(prog, "--csv", csv, f);
     printf("\n%-30s %9s %10s %8s  %-22s %8s %7s %8s %7s %7s %7s %8s  %s\n", "matrix", "rows", "nnz", "source",
            "SELL (C-σ RCM thr)", "CRS GF/s", "GB/s", "SELL GF/s", "GB/s", "beta", "% limit", "speed-up", "note");
     for (int i = 0; i < nf && rows; i++) {
@@ -421,7 +436,7 @@ int bench_suite_main(const char *prog, int argc, char **argv)
     printf("(%% limit: SELL Gflop/s over the model's min(roofline, ECM)%s; GB/s: declared traffic at the model's "
            "alpha)\n%d of %d matrices ran, %d skipped, %.1f s; csv %s\n",
            tm->have ? (tm->estimated ? " of an ESTIMATED machine" : "") : ": no machine", ok, nf, nf - ok,
-           tool_now() - t0, bad ? "WRITE ERROR" : csv);
+           tool_now() - t0, bad ? "NOT WRITTEN (write error)" : csv);
     for (int i = 0; i < nf; i++) free(files[i]);
     free(files);
     free(rows);

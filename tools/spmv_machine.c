@@ -262,8 +262,8 @@ static void print_table(const bench_results *r, const spmv_machine *m, spmv_over
 
 /* ---------------------------------------------------------------------------------------------- file */
 
-static char *header(const bench_results *r, const spmv_machine *m, spmv_overlap rule, const double err[3], int argc,
-                    char **argv, int passes)
+static char *header(const bench_results *r, const spmv_machine *m, spmv_overlap rule, spmv_overlap best, int forced,
+                    int threads, const double err[3], int argc, char **argv, int passes)
 {
     static char h[8192];
     size_t n = 0;
@@ -306,10 +306,17 @@ static char *header(const bench_results *r, const spmv_machine *m, spmv_overlap 
             H(" %s %s", r->level_name[L], human(b, sizeof b, (double)effective_capacity(r, L)));
         H(";\n# the cache sizes below are the hardware's (sysfs)");
     }
-    H("\n# Overlap rule %s: best fit of the hypothesis test (mean |log(pred/meas)|: none %.3f, full %.3f,\n"
-      "# a64fx-partial %.3f). Upstream throughput: L1 = core loads (write: stores); L2/L3 = LOAD read bandwidth\n"
-      "# calibrated under that rule; MEM = saturated TRIAD bandwidth of one NUMA domain / clock.\n",
-      spmv_overlap_name(rule), err[0], err[1], err[2]);
+    if (forced)
+        H("\n# Overlap rule %s: set by --overlap (best fit was %s; mean |log(pred/meas)|: none %.3f, full %.3f,\n",
+          spmv_overlap_name(rule), spmv_overlap_name(best), err[0], err[1]);
+    else
+        H("\n# Overlap rule %s: best fit of the hypothesis test (mean |log(pred/meas)|: none %.3f, full %.3f,\n",
+          spmv_overlap_name(rule), err[0], err[1]);
+    H("# a64fx-partial %.3f). Upstream throughput: L1 = core loads (write: stores); L2/L3 = LOAD read bandwidth\n"
+      "# calibrated under that rule; MEM = saturated TRIAD bandwidth of one NUMA domain / clock.\n", err[2]);
+    if (threads > 0 && threads < r->topo.ncore_cpus)
+        H("# WARNING: measured with --threads %d of the %d cores of a NUMA domain: MEM may not be saturated (too low).\n",
+          threads, r->topo.ncore_cpus);
     (void)m;
 #undef H
     return h;
@@ -398,6 +405,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (install && out) {
+        fprintf(stderr, "%s: --install and -o exclude each other (--install writes to the default location; -o FILE "
+                        "writes FILE)\n", prog);
+        return 2;
+    }
     o.latency_sweep = !o.quick;
     char path[4096] = "";
     if (install) {
@@ -412,11 +424,16 @@ int main(int argc, char **argv)
 
     static bench_results r;
     if (bench_run(&o, &r, quiet ? NULL : stderr)) return 1;
+    if (o.max_threads > 0 && o.max_threads < r.topo.ncore_cpus)
+        fprintf(stderr, "%s: warning: --threads %d of the %d cores of a NUMA domain: the saturated memory bandwidth "
+                        "(MEM) is measured with at most %d thread%s and is likely too low for the model\n", prog,
+                o.max_threads, r.topo.ncore_cpus,
+                o.max_threads, o.max_threads == 1 ? "" : "s");
 
     double err[3];
     static double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS];
-    spmv_overlap rule = bench_overlap_test(&r, err, pred);
-    if (rule_forced >= 0) rule = (spmv_overlap)rule_forced;
+    const spmv_overlap best_rule = bench_overlap_test(&r, err, pred);
+    spmv_overlap rule = rule_forced >= 0 ? (spmv_overlap)rule_forced : best_rule;
     static spmv_machine m;
     bench_fill_machine(&r, rule, name, &m);
     print_table(&r, &m, rule, err, pred, o.quick);
@@ -433,7 +450,7 @@ int main(int argc, char **argv)
         return 1;
     }
     spmv_machine_format(&m, text, (size_t)len + 1);
-    const char *hdr = header(&r, &m, rule, err, argc, argv, r.passes);
+    const char *hdr = header(&r, &m, rule, best_rule, rule_forced >= 0, o.max_threads, err, argc, argv, r.passes);
 
     const int all = BENCH_PART_CLOCK | BENCH_PART_INCORE | BENCH_PART_STREAM | BENCH_PART_LATENCY | BENCH_PART_BW;
     if (o.parts && (o.parts & all) != all) {
@@ -459,7 +476,9 @@ int main(int argc, char **argv)
         return 1;
     }
     FILE *f = fopen(out, "wb");
-    if (!f || fputs(hdr, f) == EOF || fputs(text, f) == EOF || fclose(f)) {
+    int wbad = !f || fputs(hdr, f) == EOF || fputs(text, f) == EOF || fflush(f) || ferror(f);
+    if (f && fclose(f)) wbad = 1;
+    if (wbad) {
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(errno));
         free(text);
         return 1;

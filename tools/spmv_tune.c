@@ -177,6 +177,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    /* the outputs, before the long search */
+    if ((csv && tune_output_check(prog, "--csv", csv, 0)) || (json && tune_output_check(prog, "--json", json, 0)) ||
+        (plot && tune_output_check(prog, "--plot", plot, 1)) ||
+        (db_opt && record && tune_output_check(prog, "--db", db_opt, 0))) /* its folder must exist */
+        return 1;
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads);
     threads = omp_get_max_threads();
@@ -330,11 +335,15 @@ int main(int argc, char **argv)
     tune_print_table(stdout, &rep);
     tune_print_recommendation(stdout, &rep);
     rc = 0;
-    if (csv && tune_write_csv(prog, csv, &rep)) rc = 1;
+    if (csv) {
+        if (tune_write_csv(prog, csv, &rep)) rc = 1;
+        else printf("csv          %s\n", csv);
+    }
     if (plot && tune_write_plots(prog, plot, &rep)) rc = 1;
-    if (json && tune_write_json(prog, json, &rep, tool_now() - t_start)) rc = 1;
-    if (csv && !rc) printf("csv          %s\n", csv);
-    if (json && !rc) printf("json         %s\n", json);
+    if (json) {
+        if (tune_write_json(prog, json, &rep, tool_now() - t_start)) rc = 1;
+        else printf("json         %s\n", json);
+    }
     printf("total        %.1f s\n", tool_now() - t_start);
     spmv_tune_result_free(&r);
 done:

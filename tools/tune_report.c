@@ -94,36 +94,52 @@ void tune_print_table(FILE *f, const tune_report *t)
             model ? (t->tm->estimated ? "; model from an ESTIMATED machine" : "") : "; no machine: no model");
 }
 
+int tune_sell_wins(const spmv_tune_result *r)
+{
+    return r->crs.state != SPMV_TUNE_MEASURED || (r->best.t_spmv > 0 && r->best.t_spmv < r->crs.t_spmv);
+}
+
 void tune_print_recommendation(FILE *f, const tune_report *t)
 {
     const spmv_tune_result *r = t->r;
     const spmv_tune_point *b = &r->best, *c = &r->crs;
+    const int sell = tune_sell_wins(r);
     fprintf(f, "\nRecommendation for %s on %s (%s kernels, %d cores):\n", t->matrix, t->host.cpu, t->host.isa,
             t->host.cores);
-    fprintf(f, "  choice       SELL-C-σ with C = %d, σ = %d, RCM %s, %d thread%s (kernel %s%s)\n", r->opts.C,
-            r->opts.sigma, r->opts.rcm ? "on" : "off", r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s", b->kernel,
-            t->permuted ? ", x and y in the permuted order" : "");
-    if (b->limit > 0)
+    if (sell)
+        fprintf(f, "  choice       SELL-C-σ with C = %d, σ = %d, RCM %s, %d thread%s (kernel %s%s)\n", r->opts.C,
+                r->opts.sigma, r->opts.rcm ? "on" : "off", r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s",
+                b->kernel, t->permuted ? ", x and y in the permuted order" : "");
+    else
+        fprintf(f, "  choice       CRS with %d thread%s (kernel %s): the fastest point measured; the best SELL-C-σ "
+                   "(C = %d, σ = %d, RCM %s, %d thread%s, %.3f Gflop/s) is slower\n", c->nthreads,
+                c->nthreads == 1 ? "" : "s", c->kernel, r->opts.C, r->opts.sigma, r->opts.rcm ? "on" : "off",
+                r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s", b->gflops);
+    const spmv_tune_point *w = sell ? b : c;
+    if (w->limit > 0)
         fprintf(f, "  performance  %.3f Gflop/s = %.0f %% of the limit %.3f Gflop/s (roofline %.3f, ECM %.3f; alpha "
                    "%.4g%s)\n",
-                b->gflops, b->pct, b->limit, b->roofline, b->ecm, b->alpha,
+                w->gflops, w->pct, w->limit, w->roofline, w->ecm, w->alpha,
                 t->tm && t->tm->estimated ? "; ESTIMATED machine" : "");
     else
-        fprintf(f, "  performance  %.3f Gflop/s (no machine model)\n", b->gflops);
+        fprintf(f, "  performance  %.3f Gflop/s (no machine model)\n", w->gflops);
     if (c->state == SPMV_TUNE_MEASURED) {
-        fprintf(f, "  speed-up     %.2fx over CRS (%.3f Gflop/s with %d thread%s%s)\n", r->speedup, c->gflops,
-                c->nthreads, c->nthreads == 1 ? "" : "s",
-                c->limit > 0 ? "" : "");
+        fprintf(f, "  speed-up     %.2fx of SELL-C-σ (%d thread%s) over the fastest CRS point measured (%.3f Gflop/s "
+                   "with %d thread%s)\n", r->speedup, b->nthreads, b->nthreads == 1 ? "" : "s", c->gflops,
+                c->nthreads, c->nthreads == 1 ? "" : "s");
         if (isfinite(r->break_even))
             fprintf(f, "  break-even   conversion %.3g s / (t_CRS %.4g ms - t_SELL %.4g ms per SpMV) = %.0f SpMV%s\n",
                     b->t_convert, c->t_spmv * 1e3, b->t_spmv * 1e3, r->break_even, r->break_even == 1 ? "" : "s");
         else
-            fprintf(f, "  break-even   never: SELL-C-σ (%.4g ms per SpMV) is not faster than CRS (%.4g ms) here; keep "
-                       "CRS for this matrix\n", b->t_spmv * 1e3, c->t_spmv * 1e3);
+            fprintf(f, "  break-even   never: SELL-C-σ (%.4g ms per SpMV) is not faster than CRS with %d thread%s "
+                       "(%.4g ms) here; keep CRS for this matrix\n", b->t_spmv * 1e3, c->nthreads,
+                    c->nthreads == 1 ? "" : "s", c->t_spmv * 1e3);
     }
     if (t->db && r->recorded)
         fprintf(f, "  recorded in  %s\n               (spmv_sell_from_crs with C = 0 / sigma = 0 and spmv-bench --auto "
                    "use it for this matrix on this machine)\n", t->db);
+    else if (t->db && !sell)
+        fprintf(f, "  not recorded: CRS is faster on this machine (nothing stored in %s)\n", t->db);
     else if (t->db)
         fprintf(f, "  NOT recorded in %s (see the message above)\n", t->db);
     int pruned = 0, budget = 0, rcm = 0, failed = 0;
@@ -140,6 +156,64 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
 }
 
 /* ------------------------------------------------------------------------------------------- CSV, JSON */
+
+int tune_output_check(const char *prog, const char *opt, const char *path, int dir)
+{
+    struct stat sb;
+    if (!path || !*path) {
+        fprintf(stderr, "%s: %s: empty path\n", prog, opt);
+        return 1;
+    }
+    if (dir) {
+        if (mkdir(path, 0777) && errno != EEXIST) goto fail;
+        if (stat(path, &sb)) goto fail;
+        if (!S_ISDIR(sb.st_mode)) {
+            errno = ENOTDIR;
+            goto fail;
+        }
+        if (access(path, W_OK | X_OK)) goto fail;
+        return 0;
+    }
+    if (!stat(path, &sb)) {
+        if (S_ISDIR(sb.st_mode)) {
+            errno = EISDIR;
+            goto fail;
+        }
+        if (access(path, W_OK)) goto fail;
+        return 0;
+    }
+    if (errno != ENOENT) goto fail;
+    char d[4096];
+    snprintf(d, sizeof d, "%s", path);
+    char *slash = strrchr(d, '/');
+    if (!slash) snprintf(d, sizeof d, ".");
+    else if (slash == d) d[1] = '\0';
+    else *slash = '\0';
+    if (stat(d, &sb)) goto fail;
+    if (!S_ISDIR(sb.st_mode)) {
+        errno = ENOTDIR;
+        goto fail;
+    }
+    if (access(d, W_OK | X_OK)) goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "%s: %s: cannot write %s: %s\n", prog, opt, path, strerror(errno));
+    return 1;
+}
+
+int tune_output_close(const char *prog, const char *opt, const char *path, FILE *f)
+{
+    errno = 0;
+    int bad = fflush(f) != 0;
+    int e = errno;
+    if (ferror(f)) bad = 1;
+    if (fclose(f)) {
+        if (!bad) e = errno;
+        bad = 1;
+    }
+    if (bad) fprintf(stderr, "%s: %s: write error on %s: %s\n", prog, opt, path, e ? strerror(e) : "I/O error");
+    return bad;
+}
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -176,11 +250,7 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
         csv_field(f, p->note);
         fputc('\n', f);
     }
-    if (fclose(f)) {
-        fprintf(stderr, "%s: --csv: write error on %s\n", prog, path);
-        return 1;
-    }
-    return 0;
+    return tune_output_close(prog, "--csv", path, f);
 }
 
 void tune_json_string(FILE *f, const char *s)
@@ -257,8 +327,8 @@ int tune_write_json(const char *prog, const char *path, const tune_report *t, do
         json_point(f, &r->points[i]);
         fputs(i + 1 < r->npoints ? ",\n" : "\n", f);
     }
-    fprintf(f, "  ],\n  \"recommendation\": {\"C\": %d, \"sigma\": %d, \"rcm\": %s, \"threads\": %d, \"permuted\": %s, "
-               "\"gflops\": ", r->opts.C, r->opts.sigma, r->opts.rcm ? "true" : "false", r->opts.nthreads,
+    fprintf(f, "  ],\n  \"recommendation\": {\"format\": \"%s\", \"crs_threads\": %d, \"C\": %d, \"sigma\": %d, \"rcm\": %s, \"threads\": %d, \"permuted\": %s, "
+               "\"gflops\": ", tune_sell_wins(r) ? "sell" : "crs", r->crs.nthreads, r->opts.C, r->opts.sigma, r->opts.rcm ? "true" : "false", r->opts.nthreads,
             r->opts.permuted ? "true" : "false");
     json_num(f, r->best.gflops);
     fputs(", \"limit_gflops\": ", f);
@@ -277,11 +347,7 @@ int tune_write_json(const char *prog, const char *path, const tune_report *t, do
     if (t->db) tune_json_string(f, t->db);
     else fputs("null", f);
     fprintf(f, "},\n  \"search_s\": %.3f,\n  \"total_s\": %.3f\n}\n", r->elapsed, total_s);
-    if (fclose(f)) {
-        fprintf(stderr, "%s: --json: write error on %s\n", prog, path);
-        return 1;
-    }
-    return 0;
+    return tune_output_close(prog, "--json", path, f);
 }
 
 /* ------------------------------------------------------------------------------------------- plots */
@@ -306,6 +372,13 @@ static FILE *open_in(const char *prog, const char *dir, const char *name)
     FILE *f = fopen(p, "w");
     if (!f) fprintf(stderr, "%s: --plot: cannot write %s: %s\n", prog, p, strerror(errno));
     return f;
+}
+
+static int close_in(const char *prog, const char *dir, const char *name, FILE *f)
+{
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return tune_output_close(prog, "--plot", p, f);
 }
 
 static double model_at(const tune_report *t, int crs, int32_t n, double alpha, double *roof)
@@ -352,7 +425,7 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
         if (isnan(s) && isnan(c)) continue;
         fprintf(f, "%d %.6g %.6g\n", n, s, c);
     }
-    fclose(f);
+    if (close_in(prog, dir, "threads.dat", f)) return 1;
     const int model = t->tm && t->tm->have;
     if (model) {
         if (!(f = open_in(prog, dir, "threads_model.dat"))) return 1;
@@ -362,7 +435,7 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
             double es = model_at(t, 0, n, b->alpha, &rs), ec = model_at(t, 1, n, r->crs.alpha, &rc);
             fprintf(f, "%d %.6g %.6g %.6g %.6g\n", n, es, ec, rs, rc);
         }
-        fclose(f);
+        if (close_in(prog, dir, "threads_model.dat", f)) return 1;
     }
     /* sigma: the chosen C, RCM off and on, at the largest thread count */
     if (!(f = open_in(prog, dir, "sigma.dat"))) return 1;
@@ -395,7 +468,7 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
         fprintf(f, "%d %.6g %.6g %.6g %.6g\n", sig[k], g[0], be[0], g[1], be[1]);
         have[0] |= !isnan(g[0]), have[1] |= !isnan(be[0]), have[2] |= !isnan(g[1]), have[3] |= !isnan(be[1]);
     }
-    fclose(f);
+    if (close_in(prog, dir, "sigma.dat", f)) return 1;
 
     /* the script */
     if (!(f = open_in(prog, dir, "plots.gp"))) return 1;
@@ -444,7 +517,7 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
     if (isfinite(crsg)) fprintf(f, "%s%.6g with lines lw 1.5 lc rgb '#c0392b' title 'CRS'", any++ ? ", \\\n     " : "", crsg);
     if (!any) fputs("NaN notitle", f);
     fputs("\n", f);
-    fclose(f);
+    if (close_in(prog, dir, "plots.gp", f)) return 1;
 
     if (!on_path("gnuplot")) {
         fprintf(stderr, "%s: --plot: gnuplot is not on PATH: plots skipped (data and script are in %s; install "

@@ -23,6 +23,9 @@ typedef struct tune_report {
 const char *tune_point_name(const spmv_tune_point *p, char *buf, size_t size);
 const char *tune_stage_name(int32_t stage);
 
+/* 1: the chosen SELL-C-sigma beat the fastest CRS point in the final comparison (or CRS was not measured) */
+int tune_sell_wins(const spmv_tune_result *r);
+
 void tune_print_table(FILE *f, const tune_report *t);
 void tune_print_recommendation(FILE *f, const tune_report *t);
 
@@ -32,6 +35,13 @@ int tune_write_json(const char *prog, const char *path, const tune_report *t, do
 /* Writes DIR/threads.png and DIR/sigma.png (with their .dat files and plots.gp); without gnuplot on PATH only the
  * data and the script, with a message. Returns 0 unless the folder cannot be written. */
 int tune_write_plots(const char *prog, const char *dir, const tune_report *t);
+
+/* Before a long run: can PATH (a file; dir = 1: a folder, created if missing) be written? A file that exists must
+ * be writable; a missing one needs an existing, writable folder (nothing is created). Returns 0, or 1 after
+ * printing "PROG: OPT: cannot write PATH: reason". */
+int tune_output_check(const char *prog, const char *opt, const char *path, int dir);
+/* fflush, ferror and fclose f (always closed). Returns 0, or 1 after printing "PROG: OPT: write error on PATH: ...". */
+int tune_output_close(const char *prog, const char *opt, const char *path, FILE *f);
 
 /* JSON string literal of s (quotes included) into f */
 void tune_json_string(FILE *f, const char *s);

@@ -16,6 +16,20 @@
 
 /* ---------------------------------------------------------------------------------------------- path */
 
+/* the largest thread count a record may hold (reader and writer) */
+#define SPMV_TUNE_DB_MAX_THREADS 4096
+
+/* the default XDG location (not $SPMV_TUNE_DB): the only database whose folders spmv_tune_db_store creates */
+static int default_xdg_path(char *buf, size_t size)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/') n = snprintf(buf, size, "%s/spmv/tuning/choices.txt", xdg);
+    else if (home && *home) n = snprintf(buf, size, "%s/.local/share/spmv/tuning/choices.txt", home);
+    else return 0;
+    return n > 0 && (size_t)n < size;
+}
+
 spmv_status spmv_tune_db_path(char *buf, size_t size)
 {
     static const char fn[] = "spmv_tune_db_path";
@@ -188,10 +202,12 @@ static spmv_status parse_line(parser *p, char *line)
         break;
     default: {
         int64_t lo = (k == K_CORES || k == K_C || k == K_SIGMA || k == K_THREADS) ? 1 : 0;
-        int64_t hi = k == K_NNZ ? INT64_MAX : INT32_MAX;
+        /* threads: at most SPMV_TUNE_DB_MAX_THREADS; a larger value is a corrupt record, not a choice to pass on */
+        int64_t hi = k == K_NNZ ? INT64_MAX : k == K_THREADS ? SPMV_TUNE_DB_MAX_THREADS : INT32_MAX;
         if (!parse_i64(v, lo, hi, &i)) {
             char range[64];
-            snprintf(range, sizeof range, "%s", lo ? "an integer >= 1" : "an integer >= 0");
+            if (k == K_THREADS) snprintf(range, sizeof range, "an integer in [1, %d]", SPMV_TUNE_DB_MAX_THREADS);
+            else snprintf(range, sizeof range, "%s", lo ? "an integer >= 1" : "an integer >= 0");
             char msg[200];
             snprintf(msg, sizeof msg, "'%s': '%.100s' is not %s", key_name[k], v, range);
             return perr(p, "%s%s", msg, "");
@@ -318,15 +334,23 @@ static int write_record(FILE *f, const spmv_tune_record *r)
     return ferror(f) ? -1 : 0;
 }
 
-/* mkdir -p of the folder part of path */
+/* mkdir -p of the folder part of path when path is the default XDG location; any other path's folder must exist */
 static spmv_status make_parents(const char *path)
 {
-    char buf[4096];
+    char buf[4096], def[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
         return spmv__error(SPMV_ERR_IO, "%s: path too long", path);
     char *slash = strrchr(buf, '/');
     if (!slash || slash == buf) return SPMV_OK;
     *slash = '\0';
+    if (!default_xdg_path(def, sizeof def) || strcmp(def, path)) {
+        struct stat sb;
+        if (stat(buf, &sb))
+            return spmv__error(SPMV_ERR_IO, "%s: the folder %s does not exist or cannot be read: %s (only the default "
+                               "database's folder is created)", path, buf, strerror(errno));
+        if (!S_ISDIR(sb.st_mode)) return spmv__error(SPMV_ERR_IO, "%s: %s is not a folder", path, buf);
+        return SPMV_OK;
+    }
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
@@ -343,8 +367,8 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
 {
     static const char fn[] = "spmv_tune_db_store";
     if (!path || !r) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, !path ? "path" : "r");
-    if (r->C < 1 || r->sigma < 1 || r->nthreads < 1 || r->host.cores < 1 || !r->host.cpu[0] || !r->host.isa[0])
-        return spmv__error(SPMV_ERR_ARG, "%s: C = %d, sigma = %d, threads = %d, cores = %d (>= 1), cpu '%s', isa '%s'",
+    if (r->C < 1 || r->sigma < 1 || r->nthreads < 1 || r->nthreads > SPMV_TUNE_DB_MAX_THREADS || r->host.cores < 1 || !r->host.cpu[0] || !r->host.isa[0])
+        return spmv__error(SPMV_ERR_ARG, "%s: C = %d, sigma = %d, threads = %d (<= 4096), cores = %d (>= 1), cpu '%s', isa '%s'",
                            fn, r->C, r->sigma, r->nthreads, r->host.cores, r->host.cpu, r->host.isa);
     spmv_tune_record *recs;
     int32_t n;

@@ -463,18 +463,19 @@ static spmv_status sell_threads_point(tctx *c, int32_t n, int32_t *idx_out)
     return add_point(c, &p, idx_out);
 }
 
-/* The choice b (its matrix is c->bestS, partitioned for b->nthreads) and CRS (*cr) at the same thread count, timed
- * alternately run by run; both become stage-6 points and replace *b and *cr (conversion time and limits kept). */
+/* The choice b (its matrix is c->bestS, partitioned for b->nthreads) and the fastest CRS point *cr (at its own
+ * thread count, which may differ from b's), timed alternately run by run; both become stage-6 points and replace *b
+ * and *cr (conversion time and limits kept). */
 static spmv_status final_pair(tctx *c, spmv_tune_point *b, spmv_tune_point *cr)
 {
-    const int32_t n = b->nthreads;
+    const int32_t n = cr->state == SPMV_TUNE_MEASURED && cr->nthreads > 0 ? cr->nthreads : b->nthreads;
     spmv_crs v;
     int32_t *part = NULL;
     spmv_status st = crs_view(c->A, n, &v, &part);
     if (st) return st;
     spmv_tune_point ps = *b, pc = *cr;
     ps.stage = pc.stage = 6;
-    if (cr->state != SPMV_TUNE_MEASURED || cr->nthreads != n) { /* CRS at n not measured yet: check it first */
+    if (cr->state != SPMV_TUNE_MEASURED) { /* CRS not measured yet: check it first */
         memset(&pc, 0, sizeof pc);
         pc.stage = 6, pc.is_crs = 1, pc.nthreads = n, pc.stored = c->A->nnz, pc.beta = 1;
         double tf;
@@ -748,10 +749,15 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
                 best_thr = i;
             }
         }
+        /* the fastest CRS point over every measured thread count: the speed-up and the break-even compare against
+         * it, not against CRS at the choice's thread count only */
+        double cg = -1;
         for (int32_t i = 0; i < r->npoints; i++) {
             const spmv_tune_point *q = &r->points[i];
-            if (q->is_crs && q->state == SPMV_TUNE_MEASURED && q->nthreads == r->points[best_thr].nthreads)
+            if (q->is_crs && q->state == SPMV_TUNE_MEASURED && q->gflops > cg) {
+                cg = q->gflops;
                 crs_best = i;
+            }
         }
     }
     r->best = r->points[best_thr];
@@ -773,7 +779,11 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     if ((st = spmv_sell_set_threads(c.bestS, r->opts.nthreads))) goto out;
     r->elapsed = elapsed(&c);
 
-    if (o->record) {
+    /* recorded only when the choice beats the fastest CRS point in the final comparison: a SELL record makes C = 0
+     * and spmv-bench --auto use it, so a slower one must not be recorded */
+    const int sell_wins =
+        r->crs.state != SPMV_TUNE_MEASURED || (r->best.t_spmv > 0 && r->best.t_spmv < r->crs.t_spmv);
+    if (o->record && sell_wins) {
         spmv_tune_record rec;
         memset(&rec, 0, sizeof rec);
         if ((st = spmv_tune_host_get(&rec.host)) || (st = spmv_tune_fingerprint_get(A, &rec.fp))) goto out;
