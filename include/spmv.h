@@ -202,7 +202,8 @@ typedef struct spmv_sell_opts {
     int32_t C;        /**< chunk height C >= 1 (rows per chunk); 0 = auto: the choice spmv-tune recorded for a
                          matching matrix on this machine, else the model's default (see spmv_tune_auto_params) */
     int32_t sigma;    /**< sorting window sigma >= 1: rows sorted by descending length inside windows of sigma rows;
-                         1 = no sorting, >= rows = global sort; 0 = auto (as for C) */
+                         1 = no sorting, >= rows = global sort; 0 = auto (as for C). Windows start at
+                         multiples of sigma; a sigma that is not a multiple of C lets chunks straddle two windows */
     int32_t unroll;   /**< chunk lengths rounded up to a multiple of this (>= 1; 1 = no rounding) */
     int permuted;     /**< 0: x and y in the original order (default); 1: x and y in the permuted order (for a
                          square matrix the columns are permuted alike, A' = P A P^T; for a rectangular one only
@@ -280,7 +281,9 @@ SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *i
  * x and y overlapping). */
 SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y);
 
-/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts). */
+/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts).
+ * Padding entries compute 0 * x[c] with a column c of the chunk: where x holds Inf or NaN, a row of that chunk can
+ * get NaN where CRS gives +-Inf or a finite value (IEEE 0 * Inf = NaN); with finite x the results agree. */
 SPMV_API spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y);
 
 /** Fused multiply for Krylov solvers (e.g. CG's <p, Ap>): y = alpha*A*x + beta*y and, in the same sweep over y
@@ -315,6 +318,8 @@ typedef struct spmv_traffic {
     double flops_per_entry;   /**< 2 (one multiply, one add) */
 } spmv_traffic;
 
+/** The traffic of the kernel A (S) runs. For SELL in the original vector order (permuted = 0) bytes_per_row includes
+ * the 4-byte perm[i] read that scatters y (20 instead of 16). Errors: SPMV_ERR_ARG (NULL). */
 SPMV_API spmv_status spmv_crs_traffic(const spmv_crs *A, spmv_traffic *t);
 SPMV_API spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t);
 

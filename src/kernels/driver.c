@@ -181,6 +181,8 @@ spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t)
 {
     if (!S || !t) return spmv__error(SPMV_ERR_ARG, "spmv_sell_traffic: argument %s is NULL", S ? "t" : "S");
     *t = (S->kernel ? S->kernel : &spmv__k_sell_ref)->traffic;
+    /* the original vector order reads perm[i] (4 bytes) per row to scatter y */
+    if (!S->permuted) t->bytes_per_row += 4;
     return SPMV_OK;
 }
 
