@@ -27,8 +27,8 @@ tune)
     echo; echo "### spmv-tune ${m:-(built-in)}"
     $B/tools/spmv-tune $m --max-time 60 2>/dev/null | sed -n '/^Recommendation/,/^total/p'
   done
-  echo; echo "### spmv-bench --auto $M/bcsstk13.mtx (uses the recorded choice)"
-  $B/tools/spmv-bench $M/bcsstk13.mtx --auto --time "$T" 2>&1 | grep -E 'format|perf|limit  '
+  echo; echo "### SPMV_VERBOSE=1 spmv-bench --auto $M/Groebner_id2003_aug.mtx (uses the recorded choice)"
+  SPMV_VERBOSE=1 $B/tools/spmv-bench $M/Groebner_id2003_aug.mtx --auto --time "$T" 2>&1 | grep -E "spmv:|format|perf|limit  "
   rm -rf "$XDG_DATA_HOME" ;;
 cg)
   echo; echo "## CG (examples/cg, Jacobi-preconditioned, to 1e-8) on HPCG 128^3: CRS, SELL (auto C and sigma), SELL fused"
