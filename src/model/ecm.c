@@ -146,26 +146,39 @@ static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, doub
 /* ---------------------------------------------------------------------------------------------- ECM combination */
 
 /* Combine per Sect. III-A: level i contributes reads rd[i] and writes wr[i] (cycles); level 0 (L1) holds the core's
- * load and store cycles. T = max(T_comp, sum of the non-overlapping parts, each overlapping part alone), over the
- * levels 0..upto. */
+ * load and store cycles. T = max(T_comp, sum of the non-overlapping parts, each fully overlapping part alone), over
+ * the levels 0..upto. The A64FX hypothesis (partial overlap): cycles in which the core retires stores can overlap
+ * with L1<->L2 transfers, but load cycles cannot (and a core either loads or stores in a cycle, Sect. II-B); cycles in
+ * which memory is written can overlap with L2<->L1 transfers, memory reads cannot. So the loads and the memory reads
+ * add up, and the stores, the transfers between the caches and the memory writes overlap each other:
+ * T = max(T_comp, T_LD + max(T_ST, T_L1L2, T_memW) + T_memR); with the data in L1, T_LD + T_ST. */
 static double combine(const spmv_machine *m, double comp, const double *rd, const double *wr, int upto)
 {
-    double serial = 0.0, t = comp;
+    /* serial: core loads/stores and memory traffic that cannot overlap; mid: transfers between the caches;
+     * ovl: store / memory-write cycles that may overlap with mid (A64FX rule) */
+    double serial = 0.0, mid = 0.0, ovl = 0.0, t = comp;
     for (int i = 0; i <= upto; i++) {
-        double part;
+        const int edge = i == 0 || i == m->nlevels - 1; /* the core's side or the memory's side */
+        double part = rd[i] + wr[i];
         switch (m->level[i].overlap) {
-        case SPMV_OVERLAP_NONE: serial += rd[i] + wr[i]; break;
+        case SPMV_OVERLAP_NONE:
+            if (edge) serial += part;
+            else mid += part;
+            break;
         case SPMV_OVERLAP_FULL:
-            part = rd[i] + wr[i];
             if (part > t) t = part;
             break;
         case SPMV_OVERLAP_A64FX:
-            serial += rd[i];
-            if (wr[i] > t) t = wr[i];
+            if (edge) {
+                serial += rd[i];
+                if (wr[i] > ovl) ovl = wr[i];
+            } else
+                mid += part;
             break;
         }
     }
-    return serial > t ? serial : t;
+    double T = serial + (mid > ovl ? mid : ovl);
+    return T > t ? T : t;
 }
 
 /* Fill e from in-core cycles per row, bytes per row at each level (index >= 1), y write bytes per row. */
