@@ -352,6 +352,8 @@ static void test_shape_guess(void)
     CU_ASSERT(k.format == SPMV_FORMAT_CRS && k.width == 1 && k.mve == 1);
     CU_ASSERT_EQUAL(spmv_kernel_shape_guess("sell-avx512-C32", &a64fx, 32, &k), SPMV_OK);
     CU_ASSERT(k.format == SPMV_FORMAT_SELL && k.C == 32 && k.width == 8 && k.mve == 2);
+    CU_ASSERT_EQUAL(spmv_kernel_shape_guess("sell-avx512-C8", &a64fx, 8, &k), SPMV_OK);
+    CU_ASSERT(k.width == 8 && k.mve == 4); /* SELL_AVX512_UNROLL_C8 = 4 */
     CU_ASSERT_EQUAL(spmv_kernel_shape_guess("sell-sve", &a64fx, 32, &k), SPMV_OK);
     CU_ASSERT(k.width == 8 && k.mve == 1);
     CU_ASSERT_EQUAL(spmv_kernel_shape_guess("csr-x", &a64fx, 32, &k), SPMV_ERR_ARG);

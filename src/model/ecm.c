@@ -77,7 +77,8 @@ spmv_status spmv_kernel_shape_guess(const char *name, const spmv_machine *m, int
     }
     if (strstr(name, "avx512")) s.width = 8;
     else if (strstr(name, "sve")) s.width = m->simd_width > 0 ? m->simd_width : 1;
-    if (s.width > 1) s.mve = s.format == SPMV_FORMAT_CRS ? 4 : strstr(name, "avx512") ? 2 : 1;
+    /* unroll sets of the AVX-512 SELL kernels: SELL_AVX512_UNROLL_C8 = 4, 2 for C = 16..64 (sell_avx512.c) */
+    if (s.width > 1) s.mve = s.format == SPMV_FORMAT_CRS ? 4 : strstr(name, "avx512") ? (C == 8 ? 4 : 2) : 1;
     *k = s;
     return SPMV_OK;
 }
