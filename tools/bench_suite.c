@@ -296,20 +296,14 @@ int bench_suite_main(const char *prog, int argc, char **argv)
     int nf = 0, capf = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
         if (!strcmp(a, "--csv") && v) {
             csv = v;
             i++;
-        } else if ((!strcmp(a, "--time") || !strcmp(a, "--tune-time")) && v) {
-            double x = strtod(v, &end);
-            int tune = !strcmp(a, "--tune-time");
-            if (*end || !(tune ? x >= 0 : x > 0) || x > 3600) {
-                fprintf(stderr, "%s: %s: '%s' is not a number of seconds in %s, 3600]\n", prog, a, v,
-                        tune ? "[0" : "(0");
-                return 2;
-            }
-            if (tune) tune_time = x;
-            else run_time = x;
+        } else if (!strcmp(a, "--time") && v) {
+            if (!tool_parse_seconds(prog, a, v, 0, 3600, 0, &run_time)) return 2;
+            i++;
+        } else if (!strcmp(a, "--tune-time") && v) {
+            if (!tool_parse_seconds(prog, a, v, 0, 3600, 1, &tune_time)) return 2;
             i++;
         } else if (!strcmp(a, "--runs") && v) {
             if (!tool_parse_int(prog, a, v, 1, 64, &runs)) return 2;

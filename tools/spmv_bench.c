@@ -87,13 +87,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r = tool_matrix_arg(prog, argc, argv, &i, hpcgbuf, sizeof hpcgbuf, &spec);
+        if (r < 0) return 2;
+        if (r) continue;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--hpcg") && v) {
-            snprintf(hpcgbuf, sizeof hpcgbuf, "hpcg:%s", v);
-            spec = hpcgbuf;
-            i++;
         } else if (!strcmp(a, "-f") && v) {
             format = v;
             i++;
@@ -125,12 +124,7 @@ int main(int argc, char **argv)
             if (!tool_parse_int(prog, "--runs", v, 1, 64, &runs)) return 2;
             i++;
         } else if (!strcmp(a, "--time") && v) {
-            char *end;
-            target = strtod(v, &end);
-            if (*end || !(target > 0 && target <= 600)) {
-                fprintf(stderr, "%s: --time: '%s' is not a number of seconds in (0, 600]\n", prog, v);
-                return 2;
-            }
+            if (!tool_parse_seconds(prog, a, v, 0, 600, 0, &target)) return 2;
             i++;
         } else if (!strcmp(a, "--machine") && v) {
             machine_path = v;
@@ -143,14 +137,9 @@ int main(int argc, char **argv)
             model = 1;
         } else if (!strcmp(a, "--permuted")) {
             permuted = 1;
-        } else if (a[0] == '-' && a[1]) {
+        } else {
             fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
             usage(stderr);
-            return 2;
-        } else if (!spec) {
-            spec = a;
-        } else {
-            fprintf(stderr, "%s: more than one matrix given ('%s' and '%s')\n", prog, spec, a);
             return 2;
         }
     }

@@ -33,13 +33,12 @@ int main(int argc, char **argv)
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r = tool_matrix_arg(prog, argc, argv, &i, hpcgbuf, sizeof hpcgbuf, &spec);
+        if (r < 0) return 2;
+        if (r) continue;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--hpcg") && v) {
-            snprintf(hpcgbuf, sizeof hpcgbuf, "hpcg:%s", v);
-            spec = hpcgbuf;
-            i++;
         } else if (!strcmp(a, "-C") && v) {
             if (!tool_parse_int(prog, "-C", v, 1, 1 << 16, &C)) return 2;
             i++;
@@ -52,14 +51,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--rcm")) {
             rcm = 1;
-        } else if (a[0] == '-' && a[1]) {
+        } else {
             fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
             usage(stderr);
-            return 2;
-        } else if (!spec) {
-            spec = a;
-        } else {
-            fprintf(stderr, "%s: more than one matrix given ('%s' and '%s')\n", prog, spec, a);
             return 2;
         }
     }

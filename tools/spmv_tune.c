@@ -71,18 +71,6 @@ static void progress(void *ctx, const spmv_tune_point *p, int32_t done, int32_t 
 
 /* ------------------------------------------------------------------------------------------- main */
 
-static int parse_seconds(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    double x = v ? strtod(v, &end) : 0;
-    if (!v || !*v || *end || !(x > lo && x <= hi)) {
-        fprintf(stderr, "%s: %s: '%s' is not a number of seconds in (%g, %g]\n", prog, opt, v ? v : "", lo, hi);
-        return 0;
-    }
-    *out = x;
-    return 1;
-}
-
 /* HPCG n^3 CRS bytes (8-byte values, 4-byte indices, 8-byte offsets) */
 static double hpcg_bytes(int n)
 {
@@ -102,18 +90,17 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r = tool_matrix_arg(prog, argc, argv, &i, hpcgbuf, sizeof hpcgbuf, &spec);
+        if (r < 0) return 2;
+        if (r) continue;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--hpcg") && v) {
-            snprintf(hpcgbuf, sizeof hpcgbuf, "hpcg:%s", v);
-            spec = hpcgbuf;
-            i++;
         } else if (!strcmp(a, "--max-time") && v) {
-            if (!parse_seconds(a, v, 0, 86400, &max_time)) return 2;
+            if (!tool_parse_seconds(prog, a, v, 0, 86400, 0, &max_time)) return 2;
             i++;
         } else if (!strcmp(a, "--time") && v) {
-            if (!parse_seconds(a, v, 0, 60, &run_time)) return 2;
+            if (!tool_parse_seconds(prog, a, v, 0, 60, 0, &run_time)) return 2;
             i++;
         } else if (!strcmp(a, "--runs") && v) {
             if (!tool_parse_int(prog, a, v, 1, 64, &runs)) return 2;
@@ -166,14 +153,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "-q")) {
             quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
+        } else {
             fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
             usage(stderr);
-            return 2;
-        } else if (!spec) {
-            spec = a;
-        } else {
-            fprintf(stderr, "%s: more than one matrix given ('%s' and '%s')\n", prog, spec, a);
             return 2;
         }
     }

@@ -155,3 +155,34 @@ double tool_time(const spmv_crs *A, const spmv_sell *S, const double *x, double 
     if (tmax) *tmax = ts[runs - 1];
     return runs % 2 ? ts[runs / 2] : 0.5 * (ts[runs / 2 - 1] + ts[runs / 2]);
 }
+
+int tool_parse_seconds(const char *prog, const char *opt, const char *s, double lo, double hi, int lo_ok,
+                       double *out)
+{
+    char *end;
+    double x = s ? strtod(s, &end) : 0;
+    if (!s || !*s || *end || !((lo_ok ? x >= lo : x > lo) && x <= hi)) {
+        fprintf(stderr, "%s: %s: '%s' is not a number of seconds in %s%g, %g]\n", prog, opt, s ? s : "",
+                lo_ok ? "[" : "(", lo, hi);
+        return 0;
+    }
+    *out = x;
+    return 1;
+}
+
+int tool_matrix_arg(const char *prog, int argc, char **argv, int *i, char *buf, size_t size, const char **spec)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--hpcg") && *i + 1 < argc) {
+        snprintf(buf, size, "hpcg:%s", argv[++*i]);
+        *spec = buf;
+        return 1;
+    }
+    if (a[0] == '-' && a[1]) return 0;
+    if (*spec) {
+        fprintf(stderr, "%s: more than one matrix given ('%s' and '%s')\n", prog, *spec, a);
+        return -1;
+    }
+    *spec = a;
+    return 1;
+}

@@ -38,3 +38,13 @@ void tool_mv(const spmv_crs *A, const spmv_sell *S, const double *x, double *y);
  * growing batches), after one warm-up multiply; min and max per multiply through tmin/tmax when not NULL. */
 double tool_time(const spmv_crs *A, const spmv_sell *S, const double *x, double *y, double run_time, int runs,
                  double *tmin, double *tmax);
+
+/* Parse a number of seconds in (lo, hi] ([lo, hi] when lo_ok); on failure print "PROG: OPT: ..." and return 0. */
+int tool_parse_seconds(const char *prog, const char *opt, const char *s, double lo, double hi, int lo_ok,
+                       double *out);
+
+/* The matrix argument every tool takes: "--hpcg SPEC" (stored as "hpcg:SPEC" in buf, replacing an earlier matrix)
+ * or a file name (any argument not starting with '-', or "-"). argv[*i] is the current argument; *spec receives the
+ * matrix. Returns 1 when the argument was the matrix (with *i advanced past a consumed value), 0 when it is not,
+ * -1 after printing an error (a second file name). */
+int tool_matrix_arg(const char *prog, int argc, char **argv, int *i, char *buf, size_t size, const char **spec);
