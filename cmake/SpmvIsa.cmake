@@ -6,7 +6,8 @@ set(SPMV_ISA_INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE
     ${CMAKE_CURRENT_SOURCE_DIR}/src/kernels ${CMAKE_CURRENT_SOURCE_DIR}/src)
 
 # ---------------------------------------------------------------- AVX-512 (x86-64)
-# SELL-C-sigma (C = 8, 16, 32, 64, plus non-temporal-store variants) and CRS kernels in src/kernels/avx512/, built
+# SELL-C-sigma (C = 8, 16, 32, 64; gather and emul x access; plus non-temporal-store variants) and CRS kernels in
+# src/kernels/avx512/, built
 # with -mavx512f -mavx512vl -mavx512bw -mavx512dq only here (never -march=native); the registry uses them when
 # src/arch/cpu.c finds AVX-512F/DQ/BW/VL and OS zmm support at run time.
 option(SPMV_WITH_AVX512 "Build the AVX-512 kernels (x86-64; chosen at run time)" ON)
@@ -32,7 +33,7 @@ if(SPMV_WITH_AVX512 AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|x64
     add_library(spmv_k_avx512 OBJECT
       ${SPMV_AVX512_DIR}/sell_avx512.c
       ${SPMV_AVX512_DIR}/crs_avx512.c
-      ${SPMV_AVX512_DIR}/avx512_kernels.c)
+      ${SPMV_AVX512_DIR}/family.c)
     set_target_properties(spmv_k_avx512 PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
     target_include_directories(spmv_k_avx512 PRIVATE ${SPMV_ISA_INCLUDES})
     target_compile_definitions(spmv_k_avx512 PRIVATE SPMV_BUILDING_LIBRARY SPMV_ALIGNMENT=${SPMV_ALIGNMENT})
@@ -41,9 +42,9 @@ if(SPMV_WITH_AVX512 AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|x64
     target_compile_definitions(spmv_core PRIVATE SPMV_HAVE_AVX512)
     list(APPEND SPMV_OBJECTS $<TARGET_OBJECTS:spmv_k_avx512>)
     message(STATUS "spmv: AVX-512 kernels: built (${SPMV_AVX512_FLAGS})")
-    # Their machine code is what the design says (objdump of the built objects; optimized builds only): the SELL
-    # column loop holds U*C/8 x (index load, vgatherdpd, vfmadd231pd zmm with the aligned value load) and no
-    # spill; masked stores, scatters and (nt variants) streaming stores are there; CRS runs 4 accumulators.
+    # Their machine code is what each descriptor declares (objdump of the built objects against tests/kernel_shapes;
+    # optimized builds only): C/8 * mve FMAs per loop, gathers or emulated gathers as the x access says, run-column
+    # loops of masked loads, no spill; masked stores, scatters and (nt variants) streaming stores.
     if(SPMV_BUILD_TESTS AND NOT CMAKE_BUILD_TYPE MATCHES "^(Debug|)$")
       if(CMAKE_OBJDUMP)
         set(SPMV_AVX512_OBJDUMP ${CMAKE_OBJDUMP})
@@ -51,8 +52,8 @@ if(SPMV_WITH_AVX512 AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|x64
         find_program(SPMV_AVX512_OBJDUMP NAMES objdump)
       endif()
       add_test(NAME avx512_inner_loop
-               COMMAND ${SPMV_AVX512_DIR}/check_inner_loop.sh --objdump ${SPMV_AVX512_OBJDUMP}
-                       $<TARGET_OBJECTS:spmv_k_avx512>
+               COMMAND ${SPMV_AVX512_DIR}/check_inner_loop.sh --shapes $<TARGET_FILE:kernel_shapes>
+                       --objdump ${SPMV_AVX512_OBJDUMP} $<TARGET_OBJECTS:spmv_k_avx512>
                COMMAND_EXPAND_LISTS)
     endif()
   else()
@@ -65,13 +66,13 @@ endif()
 # Test-only check of the AVX-512 kernels' logic on any CPU: the same kernel sources compiled without AVX-512 flags
 # against portable C stand-ins for the intrinsics (src/kernels/avx512/emu/), under their own symbol names, compared
 # with the reference kernels on hand-made layouts and on matrices the library builds (it links spmv_static for
-# that). Never part of the library. src/kernels/avx512/emu/run_check.sh runs the hand-made part under ASan/UBSan.
+# that). Never part of the library.
 if(SPMV_BUILD_TESTS)
   add_executable(spmv_avx512_emu_check
     ${SPMV_AVX512_DIR}/emu/avx512_check.c
     ${SPMV_AVX512_DIR}/sell_avx512.c
     ${SPMV_AVX512_DIR}/crs_avx512.c
-    ${SPMV_AVX512_DIR}/avx512_kernels.c)
+    ${SPMV_AVX512_DIR}/family.c)
   target_include_directories(spmv_avx512_emu_check PRIVATE ${SPMV_ISA_INCLUDES} ${SPMV_AVX512_DIR})
   target_compile_definitions(spmv_avx512_emu_check PRIVATE SPMV_AVX512_EMU SPMV_EMU_WITH_LIBRARY
     SPMV_SHARED_MATRICES="${SPMV_SHARED_MATRICES}")
@@ -79,6 +80,42 @@ if(SPMV_BUILD_TESTS)
   target_link_libraries(spmv_avx512_emu_check PRIVATE spmv_static)
   add_test(NAME avx512_emu COMMAND spmv_avx512_emu_check)
   set_tests_properties(avx512_emu PROPERTIES TIMEOUT 300)
+endif()
+
+# ---------------------------------------------------------------- AVX2 + FMA (x86-64)
+# SELL-C-sigma (C = 4, 8, 16, 32; gather and emul x access) and CRS kernels in src/kernels/avx2/, built with
+# -mavx2 -mfma only here; the registry uses them when src/arch/cpu.c finds AVX2, FMA and OS ymm support (and no
+# AVX-512, or SPMV_ARCH=avx2).
+option(SPMV_WITH_AVX2 "Build the AVX2 kernels (x86-64; chosen at run time)" ON)
+set(SPMV_AVX2_FLAGS -mavx2 -mfma)
+if(SPMV_WITH_AVX2 AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|x64)$")
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS "-mavx2 -mfma")
+  check_c_source_compiles([=[
+    #include <immintrin.h>
+    int main(void) {
+      static double x[8]; static int c[4];
+      __m256d g = _mm256_i32gather_pd(x, _mm_loadu_si128((const __m128i *)c), 8);
+      g = _mm256_fmadd_pd(g, g, _mm256_maskload_pd(x, _mm256_set1_epi64x(-1)));
+      _mm256_storeu_pd(x, g);
+      return (int)x[0];
+    }]=] SPMV_AVX2_COMPILES)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(SPMV_AVX2_COMPILES)
+    add_library(spmv_k_avx2 OBJECT
+      src/kernels/avx2/sell_avx2.c
+      src/kernels/avx2/crs_avx2.c
+      src/kernels/avx2/family.c)
+    set_target_properties(spmv_k_avx2 PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
+    target_include_directories(spmv_k_avx2 PRIVATE ${SPMV_ISA_INCLUDES})
+    target_compile_definitions(spmv_k_avx2 PRIVATE SPMV_BUILDING_LIBRARY SPMV_ALIGNMENT=${SPMV_ALIGNMENT})
+    target_compile_options(spmv_k_avx2 PRIVATE ${SPMV_WARN} ${SPMV_AVX2_FLAGS} $<$<CONFIG:MinSizeRel>:-O2>)
+    target_compile_definitions(spmv_core PRIVATE SPMV_HAVE_AVX2)
+    list(APPEND SPMV_OBJECTS $<TARGET_OBJECTS:spmv_k_avx2>)
+    message(STATUS "spmv: AVX2 kernels: built (${SPMV_AVX2_FLAGS})")
+  else()
+    message(STATUS "spmv: AVX2 kernels: not built (the compiler does not accept ${SPMV_AVX2_FLAGS})")
+  endif()
 endif()
 
 # ---------------------------------------------------------------- SVE (aarch64)
@@ -95,7 +132,7 @@ int main(void) { svfloat64_t v = svdup_n_f64(1.0); return (int)svaddv_f64(svptru
   unset(CMAKE_REQUIRED_FLAGS)
   if(SPMV_COMPILER_HAS_SVE)
     add_library(spmv_k_sve OBJECT
-      src/kernels/sve/sve_kernels.c
+      src/kernels/sve/family.c
       src/kernels/sve/sell_sve.c
       src/kernels/sve/crs_sve.c)
     set_target_properties(spmv_k_sve PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)

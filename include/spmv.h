@@ -197,6 +197,16 @@ SPMV_API spmv_status spmv_rcm(const spmv_crs *A, int32_t *perm, int32_t *iperm);
 /* SELL-C-sigma                                                                                      */
 /* ================================================================================================ */
 
+/** How a kernel brings x[col] into its registers (the "x-access variant"; Kreutzer et al. 2014 use the hardware
+ * gather; on cores where it is slow -- AMD Zen: 14.7 cy per zmm vgatherdpd against 0.5 cy per load, measured by
+ * spmv-machine -- scalar loads and inserts are faster). */
+typedef enum spmv_xaccess {
+    SPMV_X_AUTO = 0,   /**< only in spmv_sell_opts: the family's choice for this CPU */
+    SPMV_X_SCALAR = 1, /**< scalar code, one entry at a time (reference and scalar CRS kernels) */
+    SPMV_X_GATHER = 2, /**< hardware gather (vgatherdpd, SVE ld1d gather) */
+    SPMV_X_EMUL = 3    /**< gather emulated by scalar loads and inserts (vmovsd/vmovhpd, vinsertf128) */
+} spmv_xaccess;
+
 /** Build options. Start from spmv_sell_opts_default() and change fields. */
 typedef struct spmv_sell_opts {
     int32_t C;        /**< chunk height C >= 1 (rows per chunk); 0 = auto: the choice spmv-tune recorded for a
@@ -213,15 +223,36 @@ typedef struct spmv_sell_opts {
                          Ignored in the original order. The environment variable SPMV_SELL_NT=1 sets it too. */
     int rcm;          /**< 1: apply reverse Cuthill-McKee (square matrices) before the sigma-sort; 0: off */
     int nthreads;     /**< parts of the thread partition; 0 = omp_get_max_threads(), at most one per 8192 entries */
+    int32_t runs;     /**< run columns (see spmv_sell): a chunk column becomes a run column when at least `runs` of
+                         its C lanes hold consecutive columns (lane r: column b + r); 0 = off; -1 = auto (default:
+                         ceil(3C/4), the point where a run column's 8C + 4 + C/8 bytes undercut the 12 bytes per
+                         entry of gather columns); values above C are C. Run columns need C <= 64. */
+    int xaccess;      /**< how the kernel fetches x for gather columns: SPMV_X_AUTO (default: the family's choice
+                         for this CPU, measured once per process), SPMV_X_GATHER (hardware gather) or SPMV_X_EMUL
+                         (scalar loads and inserts). The environment variable SPMV_XACCESS=gather|emul overrides. A
+                         family without that variant runs its own (SPMV_VERBOSE says so). */
 } spmv_sell_opts;
 
-/** Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0. */
+/** Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0, runs = -1 (auto),
+ * xaccess = SPMV_X_AUTO. */
 SPMV_API spmv_sell_opts spmv_sell_opts_default(void);
 
 /** A rows x cols matrix in SELL-C-sigma. Chunk k holds the permuted rows [k*C, k*C + C) (the last chunk is padded
- * with empty rows), is chunklen[k] columns wide and is stored column-major: the j-th entry of the row in lane r
- * is at chunkptr[k] + j*C + r. Padding entries have value 0 and a column index already used by their own row
- * (or, for an empty row, by the chunk's longest row at the same position), so a gather never touches a new line. */
+ * with empty rows), is chunklen[k] columns wide and is stored column-major: entry j of lane r is at
+ * chunkptr[k] + j*C + r.
+ *
+ * Run columns (spmv_sell_opts.runs): the first chunkruns[k] columns of chunk k are run columns. Run column q of the
+ * matrix (q = runptr[k] + j for column j of chunk k) has lane r read x[runbase[q] + r] -- consecutive columns, which a
+ * SIMD kernel loads with one contiguous (masked) load instead of a gather, and without reading the C column
+ * indices (4 + C/8 bytes per C entries instead of 4C). Bit r of the mask (byte r/8 of runmask + q*ceil(C/8), bit
+ * r%8) says whether lane r holds an entry; lanes without one are padding. Run columns are the keys b = column - r
+ * that at least `runs` lanes of the chunk share (the idea of the DIA format, applied per chunk; see sell.c).
+ * The remaining columns are ordinary gather columns: lane r holds the row's other entries in ascending column
+ * order, then padding. col[] holds every stored entry's column, run columns included, so any kernel may ignore
+ * the run metadata and read col[] instead.
+ *
+ * Padding entries have value 0 and a column index already used by their own row (or, for an empty row, by the
+ * chunk's longest row at the same position), so a gather never touches a new line. */
 typedef struct spmv_sell {
     int32_t rows, cols;
     int32_t C;          /**< chunk height */
@@ -241,6 +272,15 @@ typedef struct spmv_sell {
     int32_t *iperm;     /**< length rows: iperm[perm[i]] = i */
     int32_t nparts;     /**< parts of the thread partition */
     int32_t *part;      /**< length nparts+1: chunks [part[t], part[t+1]) go to thread t, balanced by stored entries */
+    int32_t runs;       /**< run-column threshold used (lanes); 0: the matrix has no run columns */
+    int64_t nruns;      /**< run columns in all chunks = runptr[nchunks] */
+    int32_t *chunkruns; /**< length nchunks: run columns at the start of chunk k (0 <= chunkruns[k] <= chunklen[k]) */
+    int64_t *runptr;    /**< length nchunks+1: index of chunk k's first run column in runbase */
+    int32_t *runbase;   /**< length nruns: lane r of run column q holds column runbase[q] + r (stored numbering) */
+    uint8_t *runmask;   /**< length nruns*ceil(C/8): lane r of run column q holds an entry iff bit r%8 of byte
+                           runmask[q*ceil(C/8) + r/8] is set */
+    int xaccess;        /**< x-access variant asked for (spmv_sell_opts.xaccess, resolved; the kernel's own is in
+                           spmv_sell_kernel_shape) */
     const struct spmv_kernel *kernel; /**< internal: the SELL kernel chosen at build time (spmv_sell_kernel_name) */
 } spmv_sell;
 
@@ -316,10 +356,16 @@ typedef struct spmv_traffic {
                                  offsets (24); the paper's form N_nzr*(12 + 8 alpha) + 20 assumes 4-byte offsets */
     double bytes_per_chunk;   /**< chunk offset + chunk length for SELL (12), 0 for CRS */
     double flops_per_entry;   /**< 2 (one multiply, one add) */
+    double bytes_per_run_lane;/**< SELL kernels with run loads: per lane of a run column, value + mask bit (8.125);
+                                 0: the kernel reads run columns like gather columns (bytes_per_entry) */
+    double bytes_per_run;     /**< SELL kernels with run loads: per run column, its base index (4) */
 } spmv_traffic;
 
-/** The traffic of the kernel A (S) runs. For SELL in the original vector order (permuted = 0) bytes_per_row includes
- * the 4-byte perm[i] read that scatters y (20 instead of 16). Errors: SPMV_ERR_ARG (NULL). */
+/** The traffic of the kernel A (S) runs, for this matrix. For SELL in the original vector order (permuted = 0)
+ * bytes_per_row includes the 4-byte perm[i] read that scatters y (20 instead of 16); for a matrix with run columns
+ * and a kernel with run loads, bytes_per_entry is the average over the stored entries:
+ * ((stored - C nruns) bytes_per_entry + C nruns bytes_per_run_lane + nruns bytes_per_run) / stored, so the formulas
+ * below hold unchanged. Errors: SPMV_ERR_ARG (NULL). */
 SPMV_API spmv_status spmv_crs_traffic(const spmv_crs *A, spmv_traffic *t);
 SPMV_API spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t);
 
@@ -331,13 +377,25 @@ SPMV_API double spmv_traffic_bytes(const spmv_traffic *t, int64_t stored, int64_
 /* Kernel families and CPU                                                                           */
 /* ================================================================================================ */
 
-typedef enum spmv_arch { SPMV_ARCH_REF = 0, SPMV_ARCH_AVX512 = 1, SPMV_ARCH_SVE = 2 } spmv_arch;
+/** A kernel family: the index of its line in the registry's family table (src/kernels/registry.c). The names below
+ * are the families of this version; a family added later works by its name (SPMV_ARCH=...) without a constant. */
+typedef enum spmv_arch { SPMV_ARCH_REF = 0, SPMV_ARCH_AVX512 = 1, SPMV_ARCH_SVE = 2, SPMV_ARCH_AVX2 = 3 } spmv_arch;
 
-/** The kernel family in use: the fastest this CPU supports, or the one forced by the environment variable
- * SPMV_ARCH=ref|avx512|sve. Detected once per process. Errors: SPMV_ERR_ARCH when SPMV_ARCH names a family this
- * CPU or build lacks, or an unknown name (the message says which). */
+/** The kernel family in use: the first family of the registry's preference order (avx512, avx2, sve, ref) that is
+ * built and usable on this CPU and OS, or the one forced by the environment variable SPMV_ARCH=<name>. Detected once
+ * per process. Errors: SPMV_ERR_ARCH when SPMV_ARCH names a family this CPU or build lacks, or an unknown name (the
+ * message says which and lists the known ones). */
 SPMV_API spmv_status spmv_arch_get(spmv_arch *arch);
+/** Name of a family ("ref", "avx512", "avx2", "sve"); "unknown" outside the table. Never NULL. */
 SPMV_API const char *spmv_arch_name(spmv_arch arch);
+/** 1 if family a is built into this library and usable on this CPU and OS (CPU flags, OS register state), else 0.
+ * SPMV_ARCH does not change the answer. */
+SPMV_API int spmv_arch_usable(spmv_arch a);
+/** Number of families in the registry's table (built or not): valid spmv_arch values are 0 .. count-1. */
+SPMV_API int spmv_arch_count(void);
+/** Doubles per vector register of family a on this CPU (8 for avx512, 4 for avx2, the running vector length for sve,
+ * 1 for ref); 0 when the family is not built or not usable here. */
+SPMV_API int32_t spmv_arch_vector_doubles(spmv_arch a);
 
 /* ================================================================================================ */
 /* Model: machine files, right-hand-side traffic (alpha), code balance, roofline, ECM                */
@@ -492,24 +550,26 @@ SPMV_API spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double
  * TRIAD bandwidth: 4 * 210 / 6.52 = 129 Gflop/s (Sect. IV). Errors: SPMV_ERR_ARG. */
 SPMV_API spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops);
 
-/** Loop structure of a kernel, for the in-core part of the ECM model. */
+/** Loop structure of a kernel, for the in-core part of the ECM model. Every kernel declares it next to its traffic
+ * (src/kernels/<family>/); spmv_crs_kernel_shape / spmv_sell_kernel_shape give that of a built matrix. */
 typedef enum spmv_format { SPMV_FORMAT_CRS = 0, SPMV_FORMAT_SELL = 1 } spmv_format;
 typedef struct spmv_kernel_shape {
     spmv_format format;
-    int32_t C;       /**< SELL chunk height (rows per chunk); ignored for CRS */
-    int32_t width;   /**< doubles per vector instruction: 1 = scalar code (x by scalar loads), > 1 = SIMD code (x by
-                        gathers fed by an index load) */
-    int32_t mve;     /**< modulo variable expansion: CRS: independent partial-sum registers per row, reduced once
-                        per row; SELL: independent accumulator sets along the chunk length (each set holds the
-                        ceil(C/width) registers of a chunk column), summed at the end of the chunk. >= 1 */
+    int32_t C;       /**< SELL chunk height (rows per chunk); 0 for CRS */
+    int32_t width;   /**< doubles per vector instruction: 1 = scalar code, > 1 = SIMD code */
+    int32_t mve;     /**< modulo variable expansion: CRS: independent partial sums per row (scalar or vector),
+                        reduced once per row; SELL: independent accumulator sets along the chunk length (each set holds
+                        the ceil(C/width) registers of a chunk column), summed at the end of the chunk. >= 1 */
+    spmv_xaccess x;  /**< how x reaches the registers for gather columns (SELL) or entries (CRS): SPMV_X_SCALAR,
+                        SPMV_X_GATHER (one gather per vector, fed by an index load) or SPMV_X_EMUL (width scalar loads
+                        plus inserts per vector, fed by width scalar index loads) */
+    int runs;        /**< 1: run columns are read with one contiguous masked load of x per vector (no index load) */
 } spmv_kernel_shape;
 
-/** A best guess of a kernel's shape from its name (spmv_crs_kernel_name / spmv_sell_kernel_name): "*-ref": scalar,
- * mve 1; "*avx512*": width 8; "*sve*": the machine's simd_width; SIMD CRS: mve 4; SIMD SELL: mve 2 for AVX-512
- * (issue 4: a second accumulator set), 1 for SVE. C is taken from the argument. Errors: SPMV_ERR_ARG (NULL, a name
- * that is neither "crs*" nor "sell*", C < 1 for SELL). */
-SPMV_API spmv_status spmv_kernel_shape_guess(const char *kernel_name, const spmv_machine *m, int32_t C,
-                                             spmv_kernel_shape *k);
+/** The shape of the kernel A (S) runs, C filled in from the matrix and a run-time vector length (SVE) resolved.
+ * Errors: SPMV_ERR_ARG (NULL). */
+SPMV_API spmv_status spmv_crs_kernel_shape(const spmv_crs *A, spmv_kernel_shape *k);
+SPMV_API spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shape *k);
 
 /** ECM prediction (Sect. III and IV), all times in cycles per row (for SELL: per chunk divided by C).
  * In-core (data in L1), for rows of nzr nonzeros (CRS: nv = ceil(nzr/width) vector iterations; SELL: chunk
@@ -565,7 +625,7 @@ SPMV_API spmv_status spmv_ecm_scale(const spmv_machine *m, const spmv_ecm *e, in
 /** Options of spmv_model_crs / spmv_model_sell. */
 typedef struct spmv_model_opts {
     spmv_bw_kind bw;                 /**< b_S: SPMV_BW_TRIAD (default, as the paper) */
-    const spmv_kernel_shape *shape;  /**< NULL (default): spmv_kernel_shape_guess from the matrix's kernel name */
+    const spmv_kernel_shape *shape;  /**< NULL (default): the shape the matrix's kernel declares */
     double alpha;                    /**< < 0 (default -1): simulate; >= 0: use this alpha at every level */
 } spmv_model_opts;
 SPMV_API spmv_model_opts spmv_model_opts_default(void);
@@ -714,7 +774,9 @@ SPMV_API spmv_status spmv_tune_sigma_list(int32_t C, int32_t rows, int32_t *sigm
 /** Stored entries (padding included) of SELL-C-sigma for A without building it: rows taken in `order` (perm[new] =
  * old, e.g. an RCM order from spmv_rcm; NULL = identity), sorted by descending length inside windows of sigma
  * rows, chunks of C rows padded to their longest row rounded up to a multiple of unroll -- exactly what
- * spmv_sell_from_crs stores. O(rows log sigma) at most. Errors: SPMV_ERR_ARG (NULL, C, sigma or unroll < 1),
+ * spmv_sell_from_crs stores without run columns (runs = 0). Run columns never store less: a chunk with R run
+ * columns is at least as wide (each run takes at most one entry of a lane) and at most R columns wider.
+ * O(rows log sigma) at most. Errors: SPMV_ERR_ARG (NULL, C, sigma or unroll < 1),
  * SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_tune_stored(const spmv_crs *A, int32_t C, int32_t sigma, int32_t unroll,
                                       const int32_t *order, int64_t *stored);

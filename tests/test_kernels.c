@@ -6,8 +6,13 @@
  * C), generated stencils, and every .mtx in shared/matrices and shared/matrices/mm-edge the reader accepts.
  * Grid: C in {1,2,3,4,7,8,12,16,32,64} plus multiples of the vector length, sigma in {1, C, 4C, rows}, both
  * vector orders, unroll 1 and 2, threads 1 and 2, (alpha, beta) in {(1,0), (2.5,0), (1,1), (-0.5,0.75)} with
- * NaN in y when beta = 0. Small matrices get the full grid, large ones a reduced one (the test must stay fast under
- * qemu). TK_TIME=1 prints the CPU seconds spent per matrix. */
+ * NaN in y when beta = 0, run columns auto, off, threshold 1 (every key a run: masked lanes everywhere) and C/2,
+ * rotating over the configurations. Small matrices get the full grid, large ones a reduced one (the test must stay
+ * fast under qemu). TK_TIME=1 prints the CPU seconds spent per matrix.
+ *
+ * CTest runs it once per family (SPMV_ARCH) and, for families with two x-access variants, once per variant
+ * (SPMV_XACCESS=gather|emul). Without arguments it runs the built-in cases; with --shared the files of the shared
+ * matrices folder, exiting 77 (skipped) when that folder is missing. */
 #define _POSIX_C_SOURCE 200809L /* strdup, dirent */
 #include "testutil.h"
 #include "internal.h"
@@ -20,16 +25,6 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__aarch64__) && defined(__linux__)
-#include <sys/prctl.h>
-#ifndef PR_SVE_GET_VL
-#define PR_SVE_GET_VL 51
-#endif
-#ifndef PR_SVE_VL_LEN_MASK
-#define PR_SVE_VL_LEN_MASK 0xffff
-#endif
-#endif
-
 static spmv_arch family;  /* the family in use (forced by SPMV_ARCH or the best one here) */
 static int32_t vlen = 1;  /* doubles per vector register of that family */
 static long n_checks, n_sell_builds;
@@ -37,19 +32,6 @@ static long n_checks, n_sell_builds;
 static const double AB[4][2] = {{1, 0}, {2.5, 0}, {1, 1}, {-0.5, 0.75}};
 
 /* ------------------------------------------------------------------------------------------------ helpers */
-
-static int32_t vector_doubles(spmv_arch a)
-{
-    if (a == SPMV_ARCH_AVX512) return 8;
-#if defined(__aarch64__) && defined(__linux__)
-    if (a == SPMV_ARCH_SVE) {
-        int vl = prctl(PR_SVE_GET_VL);
-        if (vl > 0) return (int32_t)((vl & PR_SVE_VL_LEN_MASK) / 8);
-        return 8;
-    }
-#endif
-    return 1;
-}
 
 /* The test vectors and the reference for one matrix. */
 typedef struct refdata {
@@ -121,7 +103,8 @@ static int compare(refdata *R, const double *y, const char *what)
     return bad != 0;
 }
 
-/* The kernel chosen for S must belong to the family in use or be the reference; its name says which. */
+/* The kernel chosen for S must belong to the family in use or be the reference; its name says which; its x access
+ * is the one asked for (SPMV_XACCESS) when the family has that variant for S. */
 static void check_sell_kernel_name(const spmv_sell *S)
 {
     const char *name = spmv_sell_kernel_name(S);
@@ -132,15 +115,19 @@ static void check_sell_kernel_name(const spmv_sell *S)
     if (family == SPMV_ARCH_REF) CU_ASSERT(strstr(name, "ref") != NULL);
     if (S->kernel->sell == NULL) CU_FAIL("SELL kernel without a sell function");
     /* a kernel of the family in use exists for this S: the registry must have chosen that family */
-    const spmv_kernel *const *list = family == SPMV_ARCH_AVX512 ? spmv__avx512_kernels
-                                     : family == SPMV_ARCH_SVE  ? spmv__sve_kernels
-                                                                : NULL;
-    int exists = 0;
-    for (; list && *list; list++)
-        if ((*list)->sell && ((*list)->accepts ? (*list)->accepts(S) : (*list)->C == S->C)) exists = 1;
+    const spmv_family *f = spmv__family(family);
+    int exists = 0, exists_x = 0;
+    for (const spmv_kernel *const *p = f->kernels; p && *p; p++)
+        if ((*p)->sell && !(*p)->nt && ((*p)->accepts ? (*p)->accepts(S) : (*p)->shape.C == S->C)) {
+            exists = 1;
+            exists_x |= (*p)->shape.x == (spmv_xaccess)S->xaccess;
+        }
     if (exists) {
         CU_ASSERT(S->kernel->arch == family && strstr(name, spmv_arch_name(family)) != NULL);
     }
+    if (exists_x) CU_ASSERT(S->kernel->shape.x == (spmv_xaccess)S->xaccess);
+    const char *want = getenv("SPMV_XACCESS");
+    if (want && *want && exists_x) CU_ASSERT(strstr(name, want) != NULL);
 }
 
 /* CRS: threads 1 and 2, every (alpha, beta). */
@@ -166,9 +153,22 @@ static int run_crs(spmv_crs *A, refdata *R, const char *what)
 }
 
 /* One SELL configuration: build, then threads x (alpha, beta), in the vector order the build selects. */
+/* the run-column settings the grid rotates over: auto, off, every key a run, half the lanes */
+static int32_t runs_setting(int which, int32_t C)
+{
+    switch (which % 4) {
+    case 0: return -1;
+    case 1: return 0;
+    case 2: return C <= 64 ? 1 : 0;
+    default: return C <= 64 ? (C + 1) / 2 : 0;
+    }
+}
+static long n_run_builds; /* SELL builds that had run columns */
+
 static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int32_t unroll, int permuted, int rcm,
                     int nab, const char *what)
 {
+    static int rotate;
     spmv_sell_opts o = spmv_sell_opts_default();
     o.C = C;
     o.sigma = sigma;
@@ -176,6 +176,7 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
     o.permuted = permuted;
     o.rcm = rcm;
     o.nthreads = 1;
+    o.runs = runs_setting(rotate++, C);
     spmv_sell *S = NULL;
     spmv_status st = spmv_sell_from_crs(A, &o, &S);
     if (rcm && st == SPMV_ERR_UNSUPPORTED) return 0;
@@ -185,6 +186,7 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
         return 1;
     }
     n_sell_builds++;
+    if (S->nruns > 0) n_run_builds++;
     check_sell_kernel_name(S);
     const int square = A->rows == A->cols;
     int bad = 0;
@@ -215,8 +217,9 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
                 CU_ASSERT(spmv_sell_unpermute_vec(S, R->yp, R->y) == SPMV_OK);
             }
             if (compare(R, R->y, what)) {
-                printf(" [%s: %s C=%d sigma=%d unroll=%d permuted=%d rcm=%d threads=%d alpha=%g beta=%g]", what,
-                       spmv_sell_kernel_name(S), C, sigma, unroll, permuted, rcm, nt, alpha, beta);
+                printf(" [%s: %s C=%d sigma=%d unroll=%d permuted=%d rcm=%d runs=%d (%lld) threads=%d alpha=%g "
+                       "beta=%g]", what, spmv_sell_kernel_name(S), C, sigma, unroll, permuted, rcm, o.runs,
+                       (long long)S->nruns, nt, alpha, beta);
                 bad++;
             }
         }
@@ -393,15 +396,12 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 /* Every .mtx in a shared folder: the reader's rejections (complex, malformed edge cases) are skipped. */
 static void run_folder(const char *sub, int must_read)
 {
-    if (!tu_have_shared()) {
-        printf("\n  (no shared matrices folder: skipped)");
-        return;
-    }
     char dirpath[4096];
     snprintf(dirpath, sizeof dirpath, "%s", tu_shared(sub));
     DIR *d = opendir(dirpath);
     if (!d) {
-        printf("\n  (cannot open %s: skipped)", dirpath);
+        printf("\n  cannot open %s", dirpath);
+        CU_FAIL("the shared matrices folder cannot be read");
         return;
     }
     char *names[256];
@@ -441,7 +441,6 @@ static void test_mm_edge(void) { run_folder("mm-edge", 0); }
  * (covered by the folder runs), and check the products the edge-case folder documents. */
 static void test_mm_edge_expected(void)
 {
-    if (!tu_have_shared()) return;
     char path[4096];
     snprintf(path, sizeof path, "%s", tu_shared("mm-edge/EXPECTED.json"));
     json_t *J = tu_load_json(path);
@@ -531,20 +530,29 @@ static void test_mv_args(void)
     spmv_crs_free(E);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const int shared = argc > 1 && strcmp(argv[1], "--shared") == 0;
     tu_require_arch();
     if (spmv_arch_get(&family) != SPMV_OK) return 77;
-    vlen = vector_doubles(family);
+    vlen = spmv_arch_vector_doubles(family);
     printf("vector length: %d doubles\n", vlen);
-    tu_suite("kernels", (tu_case[]){{"edge cases and generated matrices", test_edge_built},
-                                    {"reference from COO", test_coo_reference},
-                                    {"multiply arguments", test_mv_args},
-                                    {"mm-edge EXPECTED.json products", test_mm_edge_expected},
-                                    {"every mm-edge .mtx", test_mm_edge},
-                                    {"every shared .mtx", test_shared_matrices},
-                                    {NULL, NULL}});
+    if (shared) {
+        if (!tu_have_shared()) {
+            printf("skipped: no shared matrices folder at %s\n", tu_shared(""));
+            return 77;
+        }
+        tu_suite("kernels on shared files", (tu_case[]){{"mm-edge EXPECTED.json products", test_mm_edge_expected},
+                                                        {"every mm-edge .mtx", test_mm_edge},
+                                                        {"every shared .mtx", test_shared_matrices},
+                                                        {NULL, NULL}});
+    } else {
+        tu_suite("kernels", (tu_case[]){{"edge cases and generated matrices", test_edge_built},
+                                        {"reference from COO", test_coo_reference},
+                                        {"multiply arguments", test_mv_args},
+                                        {NULL, NULL}});
+    }
     int rc = tu_run();
-    printf("%ld comparisons, %ld SELL builds\n", n_checks, n_sell_builds);
+    printf("%ld comparisons, %ld SELL builds (%ld with run columns)\n", n_checks, n_sell_builds, n_run_builds);
     return rc;
 }

@@ -230,7 +230,7 @@ static void test_code_balance(void)
     CU_ASSERT_EQUAL(spmv_bytes_per_row(&own, 27, 1.0, 0, 1.0 / 27, &bytes), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(bytes, 356.0, EXACT);
     /* SELL-32 declaration (16 B/row, 12 B/chunk) with beta = 0.9: 27/0.9*12 + 8 + 16 + 12/32 */
-    spmv_traffic sell = {12, 16, 12, 2};
+    spmv_traffic sell = {12, 16, 12, 2, 0, 0};
     CU_ASSERT_EQUAL(spmv_bytes_per_row(&sell, 27, 0.9, 32, 1.0 / 27, &bytes), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(bytes, 360.0 + 8 + 16 + 0.375, EXACT);
     /* alpha = 1 (literature bound: 8 B per nonzero) */
@@ -254,7 +254,7 @@ static void test_code_balance(void)
 static void test_ecm_crs(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1}; /* SVE CRS, one accumulator, faddv per row */
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0}; /* SVE CRS, one accumulator, faddv per row */
     spmv_ecm e;
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
     /* in-core: 4 FMAs x 9 cy + 11.5 cy faddv = 47.5 cy per row */
@@ -291,7 +291,7 @@ static void test_ecm_crs(void)
 static void test_ecm_sell(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1}; /* SELL-32: 4 registers per chunk column (4-way MVE) */
+    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1, SPMV_X_GATHER, 0}; /* SELL-32: 4 registers per chunk column (4-way MVE) */
     spmv_ecm e;
     /* the paper takes the CRS traffic (352 B/row) for SELL too, with beta = 1 */
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
@@ -337,27 +337,42 @@ static void test_ecm_sell(void)
     CU_ASSERT_DOUBLE_EQUAL(e.T_ecm, 20.25 + 0.125, EXACT);
 
     /* errors */
-    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1};
+    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1, SPMV_X_GATHER, 0};
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &bad, &paper, 27, 1, 0.1, SPMV_BW_TRIAD, &e), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1, 0.1, SPMV_BW_COPY, &e), SPMV_ERR_ARG);
     CU_ASSERT(strstr(spmv_last_error(), "copy") != NULL);
     CU_ASSERT_EQUAL(spmv_ecm_scale(&a64fx, &e, 0, &P), SPMV_ERR_ARG);
 }
 
-static void test_shape_guess(void)
+/* The model reads each kernel's declared shape (no guessing from names): the shape of a built matrix has the
+ * matrix's C, the family's vector width, and run loads only when the matrix has run columns. */
+static void test_kernel_shape(void)
 {
-    load_a64fx();
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_gen_hpcg(8, 8, 8, &A) == SPMV_OK);
+    spmv_arch a;
+    CU_ASSERT_FATAL(spmv_arch_get(&a) == SPMV_OK);
     spmv_kernel_shape k;
-    CU_ASSERT_EQUAL(spmv_kernel_shape_guess("crs-ref", &a64fx, 0, &k), SPMV_OK);
-    CU_ASSERT(k.format == SPMV_FORMAT_CRS && k.width == 1 && k.mve == 1);
-    CU_ASSERT_EQUAL(spmv_kernel_shape_guess("sell-avx512-C32", &a64fx, 32, &k), SPMV_OK);
-    CU_ASSERT(k.format == SPMV_FORMAT_SELL && k.C == 32 && k.width == 8 && k.mve == 2);
-    CU_ASSERT_EQUAL(spmv_kernel_shape_guess("sell-avx512-C8", &a64fx, 8, &k), SPMV_OK);
-    CU_ASSERT(k.width == 8 && k.mve == 4); /* SELL_AVX512_UNROLL_C8 = 4 */
-    CU_ASSERT_EQUAL(spmv_kernel_shape_guess("sell-sve", &a64fx, 32, &k), SPMV_OK);
-    CU_ASSERT(k.width == 8 && k.mve == 1);
-    CU_ASSERT_EQUAL(spmv_kernel_shape_guess("csr-x", &a64fx, 32, &k), SPMV_ERR_ARG);
-    CU_ASSERT_EQUAL(spmv_kernel_shape_guess("sell-ref", &a64fx, 0, &k), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_crs_kernel_shape(A, &k), SPMV_OK);
+    CU_ASSERT(k.format == SPMV_FORMAT_CRS && k.C == 0 && k.width >= 1 && k.mve >= 1);
+    if (a == SPMV_ARCH_REF) CU_ASSERT(k.width == 1 && k.mve == 1 && k.x == SPMV_X_SCALAR);
+    for (int runs = 0; runs <= 1; runs++) {
+        spmv_sell_opts o = spmv_sell_opts_default();
+        o.C = 8;
+        o.runs = runs ? -1 : 0;
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        CU_ASSERT_EQUAL(spmv_sell_kernel_shape(S, &k), SPMV_OK);
+        CU_ASSERT(k.format == SPMV_FORMAT_SELL && k.C == 8 && k.mve >= 1);
+        /* the reference kernel is scalar; a SIMD family's kernel has its vector width (or the reference) */
+        CU_ASSERT(k.width == 1 || k.width == spmv_arch_vector_doubles(a));
+        CU_ASSERT(runs || k.runs == 0);
+        if (runs) CU_ASSERT(S->nruns > 0); /* HPCG: its 27 diagonals become run columns */
+        spmv_sell_free(S);
+    }
+    CU_ASSERT_EQUAL(spmv_crs_kernel_shape(NULL, &k), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_sell_kernel_shape(NULL, &k), SPMV_ERR_ARG);
+    spmv_crs_free(A);
 }
 
 /* ------------------------------------------------------------------------------------------- alpha */
@@ -534,7 +549,7 @@ static void test_model_matrix(void)
 
     /* forced alpha, paper's shape and traffic: the interior HPCG rows have 27 entries, so the prediction sits a
      * little below the paper's 27-entry numbers (N_nzr 26.5 with boundary rows) */
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     o.alpha = 1.0 / 27;
@@ -602,7 +617,7 @@ int main(void)
     tu_suite("machine", (tu_case[]){{"a64fx_file", test_a64fx_file}, {"roundtrip", test_roundtrip},
                                     {"parse_errors", test_parse_errors}, {NULL, NULL}});
     tu_suite("balance", (tu_case[]){{"code_balance", test_code_balance}, {NULL, NULL}});
-    tu_suite("ecm", (tu_case[]){{"crs", test_ecm_crs}, {"sell", test_ecm_sell}, {"shape_guess", test_shape_guess},
+    tu_suite("ecm", (tu_case[]){{"crs", test_ecm_crs}, {"sell", test_ecm_sell}, {"kernel shape", test_kernel_shape},
                                 {NULL, NULL}});
     tu_suite("alpha", (tu_case[]){{"lru_exact", test_alpha_lru_exact}, {"hpcg", test_alpha_hpcg},
                                   {"random", test_alpha_random}, {NULL, NULL}});

@@ -135,51 +135,138 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
         for (int32_t i = 0; i < rows; i++) CHK(S->perm[i] == (order ? order[i] : i));
     free(pos);
 
-    /* chunks: lengths, offsets */
-    CHK(S->chunkptr[0] == 0);
-    for (int32_t k = 0; k < S->nchunks; k++) {
-        int32_t mx = 0;
-        for (int64_t i = (int64_t)k * C; i < imin((int64_t)k * C + C, rows); i++)
-            if (S->rowlen[i] > mx) mx = S->rowlen[i];
-        int32_t want = (mx + o->unroll - 1) / o->unroll * o->unroll;
-        CHK(S->chunklen[k] == want);
-        CHK(S->chunkptr[k + 1] - S->chunkptr[k] == (int64_t)C * S->chunklen[k]);
-    }
-    CHK(S->stored == S->chunkptr[S->nchunks]);
+    /* run columns: the threshold used (auto: ceil(3C/4) for 4 <= C <= 64) */
+    int32_t T = o->runs < 0 ? (C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0) : o->runs > C ? C : o->runs;
+    CHK(S->runs == T);
+    CHK((T == 0) == (S->chunkruns == NULL));
+    if (bad) return bad;
 
-    /* entries: column-major layout, column mapping, padding values and columns */
+    /* chunks and entries, against the layout spmv.h documents, recomputed here naively: per lane the row's columns
+     * in stored numbering, ascending; keys (column - lane) shared by >= T lanes are the run columns, ascending; the
+     * rest of each lane in gather columns, ascending; padding as documented */
     const int32_t *cmap = (S->permuted && A->rows == A->cols) ? S->iperm : NULL;
+    const int32_t mb = (C + 7) / 8;
+    CHK(S->chunkptr[0] == 0);
+    int64_t q0 = 0; /* run columns so far */
     for (int32_t k = 0; k < S->nchunks && bad == 0; k++) {
-        const int64_t base = S->chunkptr[k];
-        const int32_t L = S->chunklen[k];
-        if (L == 0) continue; /* nothing stored (and C may be huge) */
-        int32_t best = 0, bestlen = -1;
+        const int64_t r0 = (int64_t)k * C;
+        const int32_t nl = imin((int64_t)C, rows - r0); /* lanes with a row */
+        /* the lanes' sorted (column, value) lists */
+        int64_t tot = 0;
+        for (int32_t r = 0; r < nl; r++) tot += S->rowlen[r0 + r];
+        int32_t *lc = malloc(((size_t)tot + 1) * sizeof *lc), *lst = malloc(((size_t)C + 1) * sizeof *lst);
+        double *lv = malloc(((size_t)tot + 1) * sizeof *lv);
+        char *inrun = calloc((size_t)tot + 1, 1);
+        int64_t at = 0;
         for (int32_t r = 0; r < C; r++) {
-            int64_t i = (int64_t)k * C + r;
-            int32_t len = i < rows ? S->rowlen[i] : 0;
-            if (len > bestlen) bestlen = len, best = r;
+            lst[r] = (int32_t)at;
+            if (r >= nl) continue;
+            const int64_t src = A->rowptr[S->perm[r0 + r]];
+            const int32_t n = S->rowlen[r0 + r];
+            for (int32_t e = 0; e < n; e++) {
+                int32_t c = A->col[src + e];
+                lc[at + e] = cmap ? cmap[c] : c;
+                lv[at + e] = A->val[src + e];
+            }
+            for (int32_t a = 1; a < n; a++) /* insertion sort by column */
+                for (int32_t b = a; b > 0 && lc[at + b - 1] > lc[at + b]; b--) {
+                    int32_t tc = lc[at + b];
+                    lc[at + b] = lc[at + b - 1], lc[at + b - 1] = tc;
+                    double tv = lv[at + b];
+                    lv[at + b] = lv[at + b - 1], lv[at + b - 1] = tv;
+                }
+            at += n;
         }
-        for (int32_t r = 0; r < C; r++) {
-            int64_t i = (int64_t)k * C + r;
-            int32_t len = i < rows ? S->rowlen[i] : 0;
-            int64_t src = i < rows ? A->rowptr[S->perm[i]] : 0;
-            for (int32_t j = 0; j < L; j++) {
-                int64_t q = base + (int64_t)j * C + r;
-                CHK(S->col[q] >= 0 && S->col[q] < S->cols);
-                if (j < len) {
-                    int32_t c = A->col[src + j];
-                    CHK(S->col[q] == (cmap ? cmap[c] : c));
-                    CHK(memcmp(&S->val[q], &A->val[src + j], sizeof(double)) == 0);
-                } else {
-                    CHK(S->val[q] == 0.0 && !signbit(S->val[q]));
-                    if (len > 0)
-                        CHK(S->col[q] == S->col[base + (int64_t)(len - 1) * C + r]); /* the row's last column */
-                    else
-                        CHK(S->col[q] == S->col[base + (int64_t)j * C + best]); /* the longest row's column */
+        /* expected run keys: every key of lane r's entries counted over the lanes (quadratic, small matrices) */
+        int32_t nrun = 0, *keys = malloc(((size_t)tot + 1) * sizeof *keys);
+        if (T > 0)
+            for (int32_t r = 0; r < nl; r++)
+                for (int32_t e = 0; e < S->rowlen[r0 + r]; e++) {
+                    int64_t key = (int64_t)lc[lst[r] + e] - r;
+                    int dup = 0, cnt = 0;
+                    for (int32_t q = 0; q < nrun; q++) dup |= keys[q] == key;
+                    if (dup) continue;
+                    for (int32_t r2 = 0; r2 < nl; r2++)
+                        for (int32_t e2 = 0; e2 < S->rowlen[r0 + r2]; e2++) cnt += (int64_t)lc[lst[r2] + e2] - r2 == key;
+                    if (cnt >= T) keys[nrun++] = (int32_t)key;
+                }
+        for (int32_t a = 1; a < nrun; a++) /* ascending */
+            for (int32_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
+                int32_t t = keys[b];
+                keys[b] = keys[b - 1], keys[b - 1] = t;
+            }
+        int32_t rest_max = 0;
+        for (int32_t r = 0; r < nl; r++) {
+            int32_t rest = S->rowlen[r0 + r];
+            for (int32_t e = 0; e < S->rowlen[r0 + r]; e++)
+                for (int32_t q = 0; q < nrun; q++)
+                    if ((int64_t)lc[lst[r] + e] - r == keys[q]) inrun[lst[r] + e] = 1, rest--;
+            if (rest > rest_max) rest_max = rest;
+        }
+        const int32_t L = (nrun + rest_max + o->unroll - 1) / o->unroll * o->unroll;
+        CHK(S->chunklen[k] == L);
+        CHK(S->chunkptr[k + 1] - S->chunkptr[k] == (int64_t)C * S->chunklen[k]);
+        if (T > 0) {
+            CHK(S->chunkruns[k] == nrun && S->runptr[k] == q0);
+        }
+        const int64_t base = S->chunkptr[k];
+        /* run columns */
+        for (int32_t q = 0; q < nrun && bad == 0; q++) {
+            CHK(S->runbase[q0 + q] == keys[q]);
+            int32_t lane0 = -1;
+            for (int32_t r = 0; r < C; r++) {
+                int32_t e = -1;
+                for (int32_t ee = 0; r < nl && ee < S->rowlen[r0 + r]; ee++)
+                    if ((int64_t)lc[lst[r] + ee] - r == keys[q]) e = ee;
+                const int bit = S->runmask[(q0 + q) * mb + r / 8] >> (r % 8) & 1;
+                CHK(bit == (e >= 0));
+                if (e >= 0 && lane0 < 0) lane0 = r;
+                const int64_t p = base + (int64_t)q * C + r;
+                if (e >= 0) {
+                    CHK(S->col[p] == keys[q] + r);
+                    CHK(memcmp(&S->val[p], &lv[lst[r] + e], sizeof(double)) == 0);
                 }
             }
+            for (int32_t r = 0; r < C; r++) {
+                const int64_t p = base + (int64_t)q * C + r;
+                if (S->runmask[(q0 + q) * mb + r / 8] >> (r % 8) & 1) continue;
+                CHK(S->val[p] == 0.0 && !signbit(S->val[p]));
+                int64_t want = (int64_t)keys[q] + r;
+                CHK(S->col[p] == (want >= 0 && want < S->cols ? want : (int64_t)keys[q] + lane0));
+            }
         }
+        /* gather columns: the lane's other entries ascending, then padding */
+        int32_t best = 0, bestrest = -1;
+        for (int32_t r = 0; r < C; r++) {
+            int32_t rest = 0;
+            for (int32_t e = 0; r < nl && e < S->rowlen[r0 + r]; e++) rest += !inrun[lst[r] + e];
+            if (rest > bestrest) bestrest = rest, best = r;
+        }
+        for (int32_t r = 0; r < C && bad == 0; r++) {
+            int32_t j = nrun, last = -1;
+            const int32_t n = r < nl ? S->rowlen[r0 + r] : 0;
+            for (int32_t e = 0; e < n; e++) {
+                if (inrun[lst[r] + e]) continue;
+                const int64_t p = base + (int64_t)j * C + r;
+                CHK(S->col[p] == lc[lst[r] + e]);
+                CHK(memcmp(&S->val[p], &lv[lst[r] + e], sizeof(double)) == 0);
+                last = lc[lst[r] + e];
+                j++;
+            }
+            if (last < 0 && n > 0) last = lc[lst[r]];
+            for (; j < L; j++) {
+                const int64_t p = base + (int64_t)j * C + r;
+                CHK(S->val[p] == 0.0 && !signbit(S->val[p]));
+                if (last >= 0) CHK(S->col[p] == last);
+                else if (r != best) CHK(S->col[p] == S->col[base + (int64_t)j * C + best]);
+                CHK(S->col[p] >= 0 && S->col[p] < S->cols);
+            }
+        }
+        q0 += nrun;
+        free(lc), free(lst), free(lv), free(inrun), free(keys);
     }
+    CHK(S->stored == S->chunkptr[S->nchunks]);
+    CHK(S->nruns == q0);
 
     /* thread partition over chunks */
     int32_t want_parts = o->nthreads > 0 ? o->nthreads : spmv__auto_threads(S->stored);
@@ -304,13 +391,14 @@ static void test_hand_example(void)
         spmv_sell_free(S);
     }
     /* C=2 sigma=10 unroll=2 permuted: chunk 0 lane 0 is row 4 = {2,3,5,6,9}; iperm = 4,7,2,5,0,8,3,6,9,1, so the
-     * permuted columns are 2,5,8,3,1 and the padding at j=5 repeats 1. */
+     * permuted columns are 2,5,8,3,1, stored ascending: 1,2,3,5,8, and the padding at j=5 repeats 8 (C = 2 < 4: no
+     * run columns by default). */
     {
         spmv_sell_opts o = opts_of(2, 10, 2, 1);
         spmv_sell *S = NULL;
         CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
         static const int32_t iperm[10] = {4, 7, 2, 5, 0, 8, 3, 6, 9, 1};
-        static const int32_t lane0[6] = {2, 5, 8, 3, 1, 1};
+        static const int32_t lane0[6] = {1, 2, 3, 5, 8, 8};
         for (int i = 0; i < 10; i++) CU_ASSERT(S->iperm[i] == iperm[i]);
         for (int j = 0; j < 6; j++) CU_ASSERT(S->col[2 * j] == lane0[j]);
         CU_ASSERT(S->val[10] == 0.0);
@@ -466,7 +554,7 @@ static void test_permuted_is_PAPt(void)
         memset(D2, 0, (size_t)n * n * sizeof *D2);
         for (int32_t i = 0; i < n; i++) {
             int32_t k = i / S->C, r = i % S->C;
-            for (int32_t j = 0; j < S->rowlen[i]; j++) {
+            for (int32_t j = 0; j < S->chunklen[k]; j++) { /* every stored entry: padding adds +0 */
                 int64_t q = S->chunkptr[k] + (int64_t)j * S->C + r;
                 D1[(size_t)i * n + S->col[q]] += S->val[q];
             }

@@ -372,17 +372,7 @@ static void estimate(tune_machine *tm)
     /* in-core: generic costs for the SIMD width of the family in use */
     spmv_arch a = SPMV_ARCH_REF;
     spmv_arch_get(&a);
-    int w = 2;
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    w = __builtin_cpu_supports("avx512f") ? 8 : __builtin_cpu_supports("avx2") ? 4 : 2;
-#elif defined(__aarch64__) && defined(__linux__) && defined(PR_SVE_GET_VL)
-    if (a == SPMV_ARCH_SVE) {
-        int vl = prctl(PR_SVE_GET_VL);
-        if (vl > 0) w = (vl & 0xffff) / 8;
-    }
-#endif
-    if (a == SPMV_ARCH_AVX512) w = 8;
+    int32_t w = spmv_arch_vector_doubles(a);
     m->simd_width = w > 0 ? w : 1;
     m->fma_latency = 4, m->fma_rthroughput = 0.5;
     m->add_latency = 4, m->add_rthroughput = 0.5;

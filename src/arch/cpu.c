@@ -1,13 +1,11 @@
-/* CPU detection, once per process: which kernel families this build has and this CPU/OS can run, and the
- * family forced by SPMV_ARCH. Baseline code only (no ISA flags), so it never faults on an older CPU. */
+/* CPU tests, once per process: CPU flags and the OS's register state. Nothing here knows about kernel families:
+ * each family's usable() (src/kernels/<isa>/family.c) combines these tests. Baseline code only (no ISA flags), so it
+ * never faults on an older CPU. */
 #include "internal.h"
 #include "kernel.h"
 
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -20,97 +18,68 @@
 #endif
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int usable[3];          /* per spmv_arch */
-static spmv_arch chosen;       /* family in use */
-static spmv_status chosen_st;  /* SPMV_ERR_ARCH when SPMV_ARCH asks for the impossible */
-static char chosen_msg[256];
+static int has_avx512, has_avx2_fma, has_sve, is_amd;
 
-static int cpu_has_avx512(void)
-{
 #if defined(__x86_64__)
+/* XCR0: the state components the OS saves and restores */
+static unsigned xcr0(void)
+{
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return 0; /* OSXSAVE */
-    if (__get_cpuid_max(0, NULL) < 7) return 0;
-    __cpuid_count(7, 0, a, b, c, d);
-    const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31); /* AVX512F, DQ, BW, VL */
-    if ((b & need) != need) return 0;
     unsigned lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (lo & 0xE6) == 0xE6; /* XMM, YMM, opmask, ZMM_Hi256, Hi16_ZMM state enabled by the OS */
-#else
-    return 0;
-#endif
+    return lo;
 }
-
-static int cpu_has_sve(void)
-{
-#if defined(__aarch64__) && defined(__linux__)
-    return (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
-#else
-    return 0;
 #endif
-}
 
 static void detect(void)
 {
-    usable[SPMV_ARCH_REF] = 1;
-#ifdef SPMV_HAVE_AVX512
-    usable[SPMV_ARCH_AVX512] = cpu_has_avx512();
-#endif
-#ifdef SPMV_HAVE_SVE
-    usable[SPMV_ARCH_SVE] = cpu_has_sve();
-#endif
-    (void)cpu_has_avx512;
-    (void)cpu_has_sve;
-    chosen = usable[SPMV_ARCH_AVX512] ? SPMV_ARCH_AVX512 : usable[SPMV_ARCH_SVE] ? SPMV_ARCH_SVE : SPMV_ARCH_REF;
-    const char *env = getenv("SPMV_ARCH");
-    if (env && *env) {
-        int found = 0;
-        for (int a = 0; a < 3; a++)
-            if (strcasecmp(env, spmv_arch_name((spmv_arch)a)) == 0) {
-                found = 1;
-                if (usable[a])
-                    chosen = (spmv_arch)a;
-                else {
-                    chosen_st = SPMV_ERR_ARCH;
-                    snprintf(chosen_msg, sizeof chosen_msg, "SPMV_ARCH=%s: the %s kernels are %s", env, env,
-#if defined(SPMV_HAVE_AVX512) || defined(SPMV_HAVE_SVE)
-                             "not built for or not supported by this CPU"
-#else
-                             "not built into this library"
-#endif
-                    );
-                }
-            }
-        if (!found) {
-            chosen_st = SPMV_ERR_ARCH;
-            snprintf(chosen_msg, sizeof chosen_msg, "SPMV_ARCH=%s: unknown kernel family (use ref, avx512 or sve)",
-                     env);
-        }
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+        char vendor[13];
+        memcpy(vendor, &b, 4);
+        memcpy(vendor + 4, &d, 4);
+        memcpy(vendor + 8, &c, 4);
+        vendor[12] = '\0';
+        is_amd = strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0;
     }
+    const unsigned x = xcr0();
+    const int ymm_os = (x & 0x6) == 0x6;     /* XMM and YMM state */
+    const int zmm_os = (x & 0xE6) == 0xE6;   /* plus opmask, ZMM_Hi256, Hi16_ZMM */
+    int fma = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d)) fma = (c >> 12) & 1 && (c >> 28) & 1; /* FMA, AVX */
+    if (__get_cpuid_max(0, NULL) >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        const unsigned avx512 = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31); /* AVX512F, DQ, BW, VL */
+        has_avx512 = (b & avx512) == avx512 && zmm_os;
+        has_avx2_fma = ((b >> 5) & 1) && fma && ymm_os; /* AVX2 */
+    }
+#elif defined(__aarch64__) && defined(__linux__)
+    has_sve = (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+#endif
 }
 
-int spmv__arch_usable(spmv_arch a)
+int spmv__cpu_avx512(void)
 {
     pthread_once(&once, detect);
-    return a >= 0 && a < 3 && usable[a];
+    return has_avx512;
 }
 
-spmv_status spmv_arch_get(spmv_arch *arch)
+int spmv__cpu_avx2_fma(void)
 {
     pthread_once(&once, detect);
-    if (!arch) return spmv__error(SPMV_ERR_ARG, "spmv_arch_get: argument arch is NULL");
-    if (chosen_st) return spmv__error(chosen_st, "%s", chosen_msg);
-    *arch = chosen;
-    return SPMV_OK;
+    return has_avx2_fma;
 }
 
-const char *spmv_arch_name(spmv_arch arch)
+int spmv__cpu_sve(void)
 {
-    switch (arch) {
-    case SPMV_ARCH_REF: return "ref";
-    case SPMV_ARCH_AVX512: return "avx512";
-    case SPMV_ARCH_SVE: return "sve";
-    }
-    return "unknown";
+    pthread_once(&once, detect);
+    return has_sve;
+}
+
+int spmv__cpu_vendor_amd(void)
+{
+    pthread_once(&once, detect);
+    return is_amd;
 }

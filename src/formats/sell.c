@@ -6,9 +6,19 @@
  * grouped in chunks of C rows, each chunk padded to its longest row (rounded up to a multiple of unroll) and stored
  * column-major: entry j of lane r of chunk k is at chunkptr[k] + j*C + r.
  *
+ * Run columns (spmv_sell_opts.runs = T lanes): inside a chunk, the entries of lane r with column c have the key
+ * b = c - r; a key that at least T lanes share becomes a run column, whose lane r reads x[b + r], so a SIMD kernel
+ * loads x with one contiguous masked load and reads one base index per C entries instead of C indices. This is the
+ * DIA format's idea (a diagonal is a key) applied per chunk, so a stencil's diagonals and an FEM matrix's dense
+ * blocks of consecutive rows become contiguous loads while every other entry stays in ordinary gather columns. Keys
+ * are found by walking the lanes' sorted columns: a key shared by T lanes appears in one of the first C - T + 1 lanes
+ * (pigeonhole), so only their keys are candidates, each checked against every lane's cursor.
+ *
  * Padding entries have value 0 and a column index their own row already uses (its last column), or, for an empty
  * row (including the lanes past `rows` in the last chunk), the column of the chunk's longest row at the same
- * position j: a gather on padding never touches a cache line the chunk did not touch anyway.
+ * position j: a gather on padding never touches a cache line the chunk did not touch anyway. A run column's lane
+ * without an entry gets column b + r when that is a column of the matrix (the run's own cache lines), else one of
+ * the run's.
  *
  * The multiply (spmv_sell_mv), the traffic declaration and the kernel names live in src/kernels/driver.c. */
 #include "internal.h"
@@ -36,6 +46,8 @@ spmv_sell_opts spmv_sell_opts_default(void)
     o.nt_stores = 0;
     o.rcm = 0;
     o.nthreads = 0;
+    o.runs = -1;
+    o.xaccess = SPMV_X_AUTO;
     return o;
 }
 
@@ -50,6 +62,10 @@ void spmv_sell_free(spmv_sell *S)
     spmv__free(S->perm);
     spmv__free(S->iperm);
     spmv__free(S->part);
+    spmv__free(S->chunkruns);
+    spmv__free(S->runptr);
+    spmv__free(S->runbase);
+    spmv__free(S->runmask);
     spmv__free(S);
 }
 
@@ -66,55 +82,234 @@ static int sell_key_cmp(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Fill chunk k of S from A (columns mapped through cmap when not NULL). */
-static void sell_fill_chunk(spmv_sell *S, const spmv_crs *A, const int32_t *cmap, int32_t k)
+/* Bytes of one run column's mask. */
+static int32_t mask_bytes(int32_t C) { return (C + 7) / 8; }
+
+/* Per-thread scratch for one chunk: the lanes' entries (columns in stored numbering, ascending), run detection. */
+typedef struct chunk_scratch {
+    int64_t cap;      /* entries col/val/inrun can hold */
+    int32_t *col;     /* the lanes' entries one after the other: lane r at [start[r], start[r] + len[r]) */
+    double *val;
+    uint8_t *inrun;   /* 1: the entry belongs to a run column */
+    int64_t *start;   /* length C */
+    int32_t *len;     /* length C */
+    int32_t *cur;     /* length C: run detection cursors */
+    int32_t *rest;    /* length C: entries of the lane outside run columns */
+    int32_t nrun;     /* run columns found */
+    int32_t rcap;     /* keys/masks capacity (run columns) */
+    int32_t *rkey;    /* run column bases */
+    uint8_t *rmask;   /* rcap * mask_bytes(C) */
+} chunk_scratch;
+
+static void scratch_free(chunk_scratch *sc)
 {
-    const int32_t C = S->C, L = S->chunklen[k];
-    const int64_t base = S->chunkptr[k];
-    const int64_t r0 = (int64_t)k * C;
-    if (L == 0) return;
+    spmv__free(sc->col);
+    spmv__free(sc->val);
+    spmv__free(sc->inrun);
+    spmv__free(sc->start);
+    spmv__free(sc->len);
+    spmv__free(sc->cur);
+    spmv__free(sc->rest);
+    spmv__free(sc->rkey);
+    spmv__free(sc->rmask);
+    memset(sc, 0, sizeof *sc);
+}
 
-    /* the lane of the chunk's longest row (first one on ties); lanes past rows count as empty */
-    int32_t best = 0, bestlen = -1;
-    for (int32_t r = 0; r < C; r++) {
-        int64_t i = r0 + r;
-        int32_t len = i < S->rows ? S->rowlen[i] : 0;
-        if (len > bestlen) {
-            bestlen = len;
-            best = r;
-        }
+/* Room for chunks of up to `entries` entries; 0 on success. */
+static int scratch_init(chunk_scratch *sc, int32_t C, int64_t entries)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->cap = entries > 0 ? entries : 1;
+    sc->rcap = (int32_t)(sc->cap < INT32_MAX ? sc->cap : INT32_MAX);
+    sc->col = spmv__malloc((size_t)sc->cap * sizeof *sc->col);
+    sc->val = spmv__malloc((size_t)sc->cap * sizeof *sc->val);
+    sc->inrun = spmv__malloc((size_t)sc->cap);
+    sc->start = spmv__malloc((size_t)C * sizeof *sc->start);
+    sc->len = spmv__malloc((size_t)C * sizeof *sc->len);
+    sc->cur = spmv__malloc((size_t)C * sizeof *sc->cur);
+    sc->rest = spmv__malloc((size_t)C * sizeof *sc->rest);
+    sc->rkey = spmv__malloc((size_t)sc->rcap * sizeof *sc->rkey);
+    sc->rmask = spmv__malloc((size_t)sc->rcap * (size_t)mask_bytes(C));
+    if (!sc->col || !sc->val || !sc->inrun || !sc->start || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
+        !sc->rmask) {
+        scratch_free(sc);
+        return -1;
     }
+    return 0;
+}
 
-    /* non-empty lanes: the row's entries, then padding with the row's last column */
+typedef struct colval {
+    int32_t c;
+    double v;
+} colval;
+
+static int colval_cmp(const void *a, const void *b)
+{
+    const colval *x = a, *y = b;
+    return (x->c > y->c) - (x->c < y->c);
+}
+
+/* Sort n (column, value) pairs by column (insertion sort for short rows, qsort through tmp otherwise). */
+static void sort_pairs(int32_t *c, double *v, int32_t n, colval *tmp)
+{
+    int sorted = 1;
+    for (int32_t j = 1; j < n && sorted; j++) sorted = c[j - 1] < c[j];
+    if (sorted) return;
+    if (n <= 32 || !tmp) {
+        for (int32_t j = 1; j < n; j++) {
+            int32_t cj = c[j];
+            double vj = v[j];
+            int32_t i = j - 1;
+            for (; i >= 0 && c[i] > cj; i--) {
+                c[i + 1] = c[i];
+                v[i + 1] = v[i];
+            }
+            c[i + 1] = cj;
+            v[i + 1] = vj;
+        }
+        return;
+    }
+    for (int32_t j = 0; j < n; j++) tmp[j] = (colval){c[j], v[j]};
+    qsort(tmp, (size_t)n, sizeof *tmp, colval_cmp);
+    for (int32_t j = 0; j < n; j++) c[j] = tmp[j].c, v[j] = tmp[j].v;
+}
+
+/* The lanes of chunk k into sc: each lane's row, columns mapped through cmap (stored numbering) and ascending. */
+static void chunk_lanes(const spmv_sell *S, const spmv_crs *A, const int32_t *cmap, int32_t k, chunk_scratch *sc,
+                        colval *tmp)
+{
+    const int32_t C = S->C;
+    const int64_t r0 = (int64_t)k * C;
+    int64_t pos = 0;
     for (int32_t r = 0; r < C; r++) {
         int64_t i = r0 + r;
-        if (i >= S->rows) break;
-        int32_t n = S->rowlen[i];
+        int32_t n = i < S->rows ? S->rowlen[i] : 0;
+        sc->start[r] = pos;
+        sc->len[r] = n;
         if (n == 0) continue;
         int64_t src = A->rowptr[S->perm[i]];
-        int32_t last = 0;
+        int32_t *c = sc->col + pos;
+        double *v = sc->val + pos;
         for (int32_t j = 0; j < n; j++) {
-            int32_t c = A->col[src + j];
-            if (cmap) c = cmap[c];
-            S->col[base + (int64_t)j * C + r] = c;
-            S->val[base + (int64_t)j * C + r] = A->val[src + j];
-            last = c;
+            int32_t cc = A->col[src + j];
+            c[j] = cmap ? cmap[cc] : cc;
+            v[j] = A->val[src + j];
         }
-        for (int32_t j = n; j < L; j++) {
-            S->col[base + (int64_t)j * C + r] = last;
-            S->val[base + (int64_t)j * C + r] = 0.0;
+        if (cmap) sort_pairs(c, v, n, tmp);
+        pos += n;
+    }
+    memset(sc->inrun, 0, (size_t)pos);
+    sc->nrun = 0;
+}
+
+/* Run detection in chunk k (lanes already in sc): keys b = column - r shared by at least T lanes, ascending, into
+ * sc->rkey/rmask; their entries flagged in sc->inrun; sc->rest[r] = entries of lane r left for gather columns. */
+static void chunk_runs(int32_t C, int32_t T, chunk_scratch *sc)
+{
+    const int32_t mb = mask_bytes(C);
+    for (int32_t r = 0; r < C; r++) {
+        sc->cur[r] = 0;
+        sc->rest[r] = sc->len[r];
+    }
+    if (T < 1) return;
+    const int32_t P = C - T + 1; /* pivot lanes: every key shared by T lanes appears in one of them */
+    for (;;) {
+        /* next candidate: the smallest key at a pivot lane's cursor */
+        int64_t b = INT64_MAX;
+        for (int32_t r = 0; r < P; r++)
+            if (sc->cur[r] < sc->len[r]) {
+                int64_t key = (int64_t)sc->col[sc->start[r] + sc->cur[r]] - r;
+                if (key < b) b = key;
+            }
+        if (b == INT64_MAX) break;
+        /* lanes holding column b + r: advance every cursor to key >= b */
+        int32_t count = 0;
+        for (int32_t r = 0; r < C; r++) {
+            const int32_t *c = sc->col + sc->start[r];
+            int32_t p = sc->cur[r];
+            while (p < sc->len[r] && (int64_t)c[p] - r < b) p++;
+            sc->cur[r] = p;
+            if (p < sc->len[r] && (int64_t)c[p] - r == b) count++;
+        }
+        if (count >= T) {
+            uint8_t *m = sc->rmask + (size_t)sc->nrun * mb;
+            memset(m, 0, (size_t)mb);
+            for (int32_t r = 0; r < C; r++) {
+                int32_t p = sc->cur[r];
+                if (p < sc->len[r] && (int64_t)sc->col[sc->start[r] + p] - r == b) {
+                    m[r / 8] |= (uint8_t)(1u << (r % 8));
+                    sc->inrun[sc->start[r] + p] = 1;
+                    sc->rest[r]--;
+                }
+            }
+            sc->rkey[sc->nrun++] = (int32_t)b;
+        }
+        /* step past b in every lane (each column is in at most one key) */
+        for (int32_t r = 0; r < C; r++) {
+            int32_t p = sc->cur[r];
+            if (p < sc->len[r] && (int64_t)sc->col[sc->start[r] + p] - r == b) sc->cur[r] = p + 1;
+        }
+    }
+}
+
+/* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs of the same chunk). */
+static void sell_fill_chunk(spmv_sell *S, const chunk_scratch *sc, int32_t k)
+{
+    const int32_t C = S->C, L = S->chunklen[k], R = sc->nrun, mb = mask_bytes(C);
+    const int64_t base = S->chunkptr[k];
+    if (L == 0) return;
+
+    /* run columns: lane r reads b + r; padding lanes point at b + r when that is a column, else at a run lane */
+    if (R > 0) {
+        const int64_t q0 = S->runptr[k];
+        memcpy(S->runbase + q0, sc->rkey, (size_t)R * sizeof *sc->rkey);
+        memcpy(S->runmask + q0 * mb, sc->rmask, (size_t)R * (size_t)mb);
+        for (int32_t r = 0; r < C; r++) {
+            const int32_t *c = sc->col + sc->start[r];
+            const double *v = sc->val + sc->start[r];
+            const uint8_t *in = sc->inrun + sc->start[r];
+            int32_t p = 0;
+            for (int32_t j = 0; j < R; j++) {
+                const int64_t b = sc->rkey[j], at = base + (int64_t)j * C + r;
+                if (sc->rmask[(size_t)j * mb + r / 8] >> (r % 8) & 1) {
+                    while (!in[p]) p++; /* the lane's run entries come in key order */
+                    S->col[at] = c[p];
+                    S->val[at] = v[p];
+                    p++;
+                } else {
+                    int32_t lane0 = 0; /* a lane of the run */
+                    while (!(sc->rmask[(size_t)j * mb + lane0 / 8] >> (lane0 % 8) & 1)) lane0++;
+                    S->col[at] = b + r >= 0 && b + r < S->cols ? (int32_t)(b + r) : (int32_t)(b + lane0);
+                    S->val[at] = 0.0;
+                }
+            }
         }
     }
 
-    /* empty lanes (and lanes past rows): the longest row's column at the same position */
-    for (int32_t r = 0; r < C; r++) {
-        int64_t i = r0 + r;
-        if (i < S->rows && S->rowlen[i] > 0) continue;
-        for (int32_t j = 0; j < L; j++) {
-            S->col[base + (int64_t)j * C + r] = S->col[base + (int64_t)j * C + best];
-            S->val[base + (int64_t)j * C + r] = 0.0;
+    /* gather columns: the lane of the most entries left (first one on ties) gives empty lanes their columns */
+    int32_t best = 0;
+    for (int32_t r = 1; r < C; r++)
+        if (sc->rest[r] > sc->rest[best]) best = r;
+    for (int32_t pass = 0; pass < 2; pass++) /* the best lane first, so the others can copy its columns */
+        for (int32_t r = 0; r < C; r++) {
+            if ((pass == 0) != (r == best)) continue;
+            const int32_t *c = sc->col + sc->start[r];
+            const double *v = sc->val + sc->start[r];
+            const uint8_t *in = sc->inrun + sc->start[r];
+            int32_t j = R, last = -1;
+            for (int32_t p = 0; p < sc->len[r]; p++) {
+                if (in[p]) continue;
+                S->col[base + (int64_t)j * C + r] = last = c[p];
+                S->val[base + (int64_t)j * C + r] = v[p];
+                j++;
+            }
+            if (last < 0 && sc->len[r] > 0) last = c[0]; /* every entry is in a run: pad with one of them */
+            for (; j < L; j++) {
+                int64_t at = base + (int64_t)j * C + r;
+                S->col[at] = last >= 0 ? last : r != best ? S->col[base + (int64_t)j * C + best] : 0;
+                S->val[at] = 0.0;
+            }
         }
-    }
 }
 
 /* Chunk partition for nparts threads: a new part array, balanced by stored entries. */
@@ -163,6 +358,11 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         return spmv__error(SPMV_ERR_ARG, "%s: A->col or A->val is NULL with nnz = %lld", fn, (long long)A->nnz);
     if (opts->rcm && A->rows != A->cols)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->rcm needs a square matrix, A is %d x %d", fn, A->rows, A->cols);
+    if (opts->runs < -1 || (opts->runs > 0 && opts->C > 64))
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->runs = %d: use -1 (auto), 0 (off) or a lane count with C <= 64 "
+                           "(C = %d)", fn, opts->runs, opts->C);
+    if (opts->xaccess < SPMV_X_AUTO || opts->xaccess > SPMV_X_EMUL)
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->xaccess = %d is not a spmv_xaccess value", fn, opts->xaccess);
 
     const int32_t rows = A->rows, C = opts->C;
     const int square = A->rows == A->cols;
@@ -229,36 +429,95 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     spmv__free(order_inv);
     order = order_inv = NULL;
 
-    /* chunk lengths and offsets */
-    S->chunkptr[0] = 0;
-    for (int32_t k = 0; k < S->nchunks; k++) {
-        int64_t r0 = (int64_t)k * C, r1 = r0 + C < rows ? r0 + C : rows;
-        int64_t len = 0;
-        for (int64_t i = r0; i < r1; i++)
-            if (S->rowlen[i] > len) len = S->rowlen[i];
-        len = (len + S->unroll - 1) / S->unroll * S->unroll;
-        if (len > INT32_MAX) {
-            st = spmv__error(SPMV_ERR_OVERFLOW, "%s: chunk %d is %lld columns wide after rounding to unroll = %d",
-                             fn, k, (long long)len, S->unroll);
-            goto fail;
-        }
-        S->chunklen[k] = (int32_t)len;
-        int64_t add = len * C;
-        if (S->chunkptr[k] > INT64_MAX - add) {
-            st = spmv__error(SPMV_ERR_OVERFLOW, "%s: stored entries exceed 64-bit offsets at chunk %d", fn, k);
-            goto fail;
-        }
-        S->chunkptr[k + 1] = S->chunkptr[k] + add;
-    }
-    S->stored = S->chunkptr[S->nchunks];
+    /* run columns: the threshold T in lanes (auto: ceil(3C/4) for 4 <= C <= 64, else none) */
+    int32_t T = opts->runs;
+    if (T < 0) T = C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0;
+    if (T > C) T = C;
+    S->runs = T;
+    S->xaccess = spmv__sell_xaccess(opts->xaccess);
 
-    st = sell_partition(S, opts->nthreads, fn, &S->part, &S->nparts);
-    if (st != SPMV_OK) goto fail;
+    /* the widest chunk in entries, for the per-thread scratch (run detection and the sorted lanes) */
+    int64_t widest = 0, maxrow = 0;
+    for (int32_t k = 0; k < S->nchunks; k++) {
+        int64_t r0 = (int64_t)k * C, r1 = r0 + C < rows ? r0 + C : rows, e = 0;
+        for (int64_t i = r0; i < r1; i++) {
+            e += S->rowlen[i];
+            if (S->rowlen[i] > maxrow) maxrow = S->rowlen[i];
+        }
+        if (e > widest) widest = e;
+    }
+    if (T > 0) {
+        S->chunkruns = spmv__calloc(nch ? nch : 1, sizeof *S->chunkruns);
+        S->runptr = spmv__calloc(nch + 1, sizeof *S->runptr);
+        if (!S->chunkruns || !S->runptr) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the run-column counts of %d chunks", fn,
+                             S->nchunks);
+            goto fail;
+        }
+    }
 
     /* column map for the symmetric permutation A' = P A P^T (square matrices only) */
     if (S->permuted && square && rows > 0) {
         cmap = S->iperm;
     }
+
+    /* pass 1: chunk lengths (run columns + the widest lane's other entries, rounded up to unroll), in parallel */
+    int failed = 0;
+    const int par = S->nchunks > 1 && A->nnz >= SELL_PARALLEL_MIN;
+#pragma omp parallel if (par) reduction(| : failed)
+    {
+        chunk_scratch sc;
+        colval *tmp = NULL;
+        int ok = T == 0 || scratch_init(&sc, C, widest) == 0;
+        if (ok && T > 0 && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
+        if (!ok) failed = 1;
+#pragma omp for schedule(dynamic, 256)
+        for (int32_t k = 0; k < S->nchunks; k++) {
+            if (!ok) continue;
+            int64_t r0 = (int64_t)k * C, r1 = r0 + C < rows ? r0 + C : rows;
+            int64_t len = 0;
+            if (T > 0) {
+                chunk_lanes(S, A, cmap, k, &sc, tmp);
+                chunk_runs(C, T, &sc);
+                for (int32_t r = 0; r < C; r++)
+                    if (sc.rest[r] > len) len = sc.rest[r];
+                S->chunkruns[k] = sc.nrun;
+                len += sc.nrun;
+            } else {
+                for (int64_t i = r0; i < r1; i++)
+                    if (S->rowlen[i] > len) len = S->rowlen[i];
+            }
+            len = (len + S->unroll - 1) / S->unroll * S->unroll;
+            S->chunklen[k] = len > INT32_MAX ? -1 : (int32_t)len;
+        }
+        spmv__free(tmp);
+        if (T > 0 && ok) scratch_free(&sc);
+    }
+    if (failed) {
+        st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
+                         (long long)widest);
+        goto fail;
+    }
+    S->chunkptr[0] = 0;
+    for (int32_t k = 0; k < S->nchunks; k++) {
+        if (S->chunklen[k] < 0) {
+            st = spmv__error(SPMV_ERR_OVERFLOW, "%s: chunk %d is more than %d columns wide after rounding to unroll = %d",
+                             fn, k, INT32_MAX, S->unroll);
+            goto fail;
+        }
+        int64_t add = (int64_t)S->chunklen[k] * C;
+        if (S->chunkptr[k] > INT64_MAX - add) {
+            st = spmv__error(SPMV_ERR_OVERFLOW, "%s: stored entries exceed 64-bit offsets at chunk %d", fn, k);
+            goto fail;
+        }
+        S->chunkptr[k + 1] = S->chunkptr[k] + add;
+        if (S->runptr) S->runptr[k + 1] = S->runptr[k] + S->chunkruns[k];
+    }
+    S->stored = S->chunkptr[S->nchunks];
+    S->nruns = S->runptr ? S->runptr[S->nchunks] : 0;
+
+    st = sell_partition(S, opts->nthreads, fn, &S->part, &S->nparts);
+    if (st != SPMV_OK) goto fail;
 
     if ((uint64_t)S->stored > SIZE_MAX / sizeof(double)) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: %lld stored entries do not fit in memory", fn, (long long)S->stored);
@@ -270,19 +529,43 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld stored entries", fn, (long long)S->stored);
         goto fail;
     }
+    if (S->nruns > 0) {
+        S->runbase = spmv__malloc((size_t)S->nruns * sizeof *S->runbase);
+        S->runmask = spmv__malloc((size_t)S->nruns * (size_t)mask_bytes(C));
+        if (!S->runbase || !S->runmask) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld run columns", fn, (long long)S->nruns);
+            goto fail;
+        }
+    }
 
-    /* first touch: thread t writes the chunks it multiplies, [part[t], part[t+1]) */
+    /* pass 2, first touch: thread t writes the chunks it multiplies, [part[t], part[t+1]) */
     if (S->stored > 0) {
         const int32_t nparts = S->nparts;
-#pragma omp parallel num_threads(nparts) if (nparts > 1 && S->stored >= SELL_PARALLEL_MIN)
+#pragma omp parallel num_threads(nparts) if (nparts > 1 && S->stored >= SELL_PARALLEL_MIN) reduction(| : failed)
         {
 #ifdef _OPENMP
             int32_t t0 = omp_get_thread_num(), nt = omp_get_num_threads();
 #else
             int32_t t0 = 0, nt = 1;
 #endif
-            for (int32_t t = t0; t < nparts; t += nt)
-                for (int32_t k = S->part[t]; k < S->part[t + 1]; k++) sell_fill_chunk(S, A, cmap, k);
+            chunk_scratch sc;
+            colval *tmp = NULL;
+            int ok = scratch_init(&sc, C, widest) == 0;
+            if (ok && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
+            if (!ok) failed = 1;
+            for (int32_t t = t0; ok && t < nparts; t += nt)
+                for (int32_t k = S->part[t]; k < S->part[t + 1]; k++) {
+                    chunk_lanes(S, A, cmap, k, &sc, tmp);
+                    chunk_runs(C, T, &sc);
+                    sell_fill_chunk(S, &sc, k);
+                }
+            spmv__free(tmp);
+            if (ok) scratch_free(&sc);
+        }
+        if (failed) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
+                             (long long)widest);
+            goto fail;
         }
     }
 
@@ -302,6 +585,27 @@ fail:
     return st;
 }
 
+/* Positions in col/val of the entries of permuted row i (rowlen[i] of them): its run-column lanes, then its first
+ * gather columns. */
+static void row_positions(const spmv_sell *S, int64_t i, int64_t *pos)
+{
+    const int32_t C = S->C, k = (int32_t)(i / C), r = (int32_t)(i % C), mb = mask_bytes(C);
+    const int64_t base = S->chunkptr[k] + r;
+    const int32_t R = S->chunkruns ? S->chunkruns[k] : 0, n = S->rowlen[i];
+    int32_t m = 0, j = 0;
+    for (; j < R && m < n; j++)
+        if (S->runmask[(size_t)(S->runptr[k] + j) * mb + r / 8] >> (r % 8) & 1) pos[m++] = base + (int64_t)j * C;
+    for (j = R; m < n; j++) pos[m++] = base + (int64_t)j * C;
+}
+
+static int32_t max_rowlen(const spmv_sell *S)
+{
+    int32_t m = 0;
+    for (int32_t i = 0; i < S->rows; i++)
+        if (S->rowlen[i] > m) m = S->rowlen[i];
+    return m;
+}
+
 spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
 {
     static const char fn[] = "spmv_sell_to_crs";
@@ -313,25 +617,38 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
     spmv_status st = spmv__crs_alloc(S->rows, S->cols, S->nnz, &A);
     if (st != SPMV_OK) return st;
 
-    const int32_t rows = S->rows, C = S->C;
+    const int32_t rows = S->rows;
     const int32_t *cmap = (S->permuted && S->rows == S->cols) ? S->perm : NULL; /* permuted -> original column */
 
     A->rowptr[0] = 0;
     for (int32_t o = 0; o < rows; o++) A->rowptr[o + 1] = A->rowptr[o] + S->rowlen[S->iperm[o]];
 
-#pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
-    for (int32_t k = 0; k < S->nchunks; k++) {
-        const int64_t base = S->chunkptr[k];
-        for (int32_t r = 0; r < C; r++) {
-            int64_t i = (int64_t)k * C + r;
-            if (i >= rows) break;
-            int64_t dst = A->rowptr[S->perm[i]];
-            for (int32_t j = 0; j < S->rowlen[i]; j++) {
-                int32_t c = S->col[base + (int64_t)j * C + r];
+    const int32_t maxrow = max_rowlen(S);
+    int failed = 0;
+#pragma omp parallel if (S->nnz >= SELL_PARALLEL_MIN) reduction(| : failed)
+    {
+        int64_t *pos = spmv__malloc(((size_t)maxrow + 1) * sizeof *pos);
+        colval *tmp = maxrow > 32 ? spmv__malloc((size_t)maxrow * sizeof *tmp) : NULL;
+        if (!pos || (maxrow > 32 && !tmp)) failed = 1;
+#pragma omp for schedule(static)
+        for (int32_t i = 0; i < rows; i++) {
+            if (failed) continue;
+            const int64_t dst = A->rowptr[S->perm[i]];
+            const int32_t n = S->rowlen[i];
+            row_positions(S, i, pos);
+            for (int32_t j = 0; j < n; j++) {
+                int32_t c = S->col[pos[j]];
                 A->col[dst + j] = cmap ? cmap[c] : c;
-                A->val[dst + j] = S->val[base + (int64_t)j * C + r];
+                A->val[dst + j] = S->val[pos[j]];
             }
+            sort_pairs(A->col + dst, A->val + dst, n, tmp); /* runs first, and permuted numbering: sort back */
         }
+        spmv__free(pos);
+        spmv__free(tmp);
+    }
+    if (failed) {
+        spmv_crs_free(A);
+        return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for a row of %d entries", fn, maxrow);
     }
 
     st = spmv__crs_finish(A);
@@ -340,6 +657,67 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
         return st;
     }
     *Aout = A;
+    return SPMV_OK;
+}
+
+/* New values, same pattern (spmv_sell_update_values): every stored entry of permuted row i finds its column in A's
+ * row (sorted: binary search); the whole pattern is checked before a value changes. */
+spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
+{
+    static const char fn[] = "spmv_sell_update_values";
+    if (!S || !A) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, S ? "A" : "S");
+    if (A->rows != S->rows || A->cols != S->cols || A->nnz != S->nnz)
+        return spmv__error(SPMV_ERR_ARG, "%s: A is %d x %d with %lld nonzeros, S was built from %d x %d with %lld", fn,
+                           A->rows, A->cols, (long long)A->nnz, S->rows, S->cols, (long long)S->nnz);
+    const int32_t *cmap = S->permuted && S->rows == S->cols ? S->perm : NULL; /* stored -> original column */
+    const int32_t rows = S->rows;
+    /* per entry (permuted row i's entries from first[i] on): its position in S and its index in A */
+    int64_t *first = spmv__malloc(((size_t)rows + 1) * sizeof *first);
+    int64_t *pos = spmv__malloc(((size_t)S->nnz + 1) * sizeof *pos);
+    int64_t *src = spmv__malloc(((size_t)S->nnz + 1) * sizeof *src);
+    if (!first || !pos || !src) {
+        spmv__free(first);
+        spmv__free(pos);
+        spmv__free(src);
+        return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the map of %lld entries", fn, (long long)S->nnz);
+    }
+    first[0] = 0;
+    for (int32_t i = 0; i < rows; i++) first[i + 1] = first[i] + S->rowlen[i];
+    int32_t bad_row = -1;
+#pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
+    for (int32_t i = 0; i < rows; i++) {
+        const int32_t r = S->perm[i], n = S->rowlen[i];
+        const int64_t a0 = A->rowptr[r], a1 = A->rowptr[r + 1];
+        int64_t *p = pos + first[i];
+        int bad = a1 - a0 != n;
+        if (!bad) row_positions(S, i, p);
+        for (int32_t j = 0; j < n && !bad; j++) {
+            int32_t c = S->col[p[j]];
+            if (cmap) c = cmap[c];
+            int64_t lo = a0, hi = a1; /* A's columns are strictly increasing: each stored column matches once */
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (A->col[mid] < c) lo = mid + 1;
+                else hi = mid;
+            }
+            bad = lo == a1 || A->col[lo] != c;
+            src[first[i] + j] = lo;
+        }
+        if (bad) {
+#pragma omp critical
+            if (bad_row < 0 || r < bad_row) bad_row = r;
+        }
+    }
+    if (bad_row < 0) {
+#pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
+        for (int64_t e = 0; e < S->nnz; e++) S->val[pos[e]] = A->val[src[e]];
+    }
+    spmv__free(first);
+    spmv__free(pos);
+    spmv__free(src);
+    if (bad_row >= 0)
+        return spmv__error(SPMV_ERR_ARG, "%s: the pattern of row %d differs from the one S was built from", fn,
+                           bad_row);
     return SPMV_OK;
 }
 

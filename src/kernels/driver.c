@@ -33,6 +33,13 @@ static int thread_count(void)
 #endif
 }
 
+/* y = beta*y over n entries (beta = 0: y = 0, y not read): the multiply of a matrix without stored entries, done
+ * here so that no kernel forms pointers into NULL col/val arrays. */
+static void scale_y(double *y, int64_t n, double beta)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = beta == 0.0 ? 0.0 : beta * y[i];
+}
+
 spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y)
 {
     if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument A is NULL");
@@ -41,6 +48,10 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
     if (overlap(x, A->cols, y, A->rows))
         return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: x and y overlap (y = A x needs distinct arrays)");
     const spmv_kernel *k = A->kernel ? A->kernel : &spmv__k_crs_ref;
+    if (A->nnz == 0) {
+        scale_y(y, A->rows, beta);
+        return SPMV_OK;
+    }
     if (A->nparts <= 1 || !A->part) {
         k->crs(A, 0, A->rows, alpha, x, beta, y);
         return SPMV_OK;
@@ -62,6 +73,10 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     if (overlap(x, S->cols, y, S->rows))
         return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: x and y overlap (y = A x needs distinct arrays)");
     const spmv_kernel *k = S->kernel ? S->kernel : &spmv__k_sell_ref;
+    if (S->stored == 0) {
+        scale_y(y, S->rows, beta);
+        return SPMV_OK;
+    }
     if (S->nparts <= 1 || !S->part) {
         k->sell(S, 0, S->nchunks, alpha, x, beta, y);
         return SPMV_OK;
@@ -127,6 +142,17 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     if (overlap(x, cols, y, rows)) return spmv__error(SPMV_ERR_ARG, "%s: x and y overlap", fn);
     if ((A && (!A->kernel || !A->part)) || (S && (!S->kernel || !S->part)))
         return spmv__error(SPMV_ERR_ARG, "%s: matrix was not built by the library", fn);
+    if ((A ? A->nnz : S->stored) == 0) { /* no entries: y = beta y, then the dots */
+        scale_y(y, rows, beta);
+        double a = 0.0, b = 0.0;
+        for (int32_t i = 0; i < rows; i++) {
+            a += x[i] * y[i];
+            b += y[i] * y[i];
+        }
+        if (xy) *xy = a;
+        if (yy) *yy = b;
+        return SPMV_OK;
+    }
     double *sum = spmv__calloc(2 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
     if (nparts <= 1)
@@ -180,9 +206,32 @@ spmv_status spmv_crs_traffic(const spmv_crs *A, spmv_traffic *t)
 spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t)
 {
     if (!S || !t) return spmv__error(SPMV_ERR_ARG, "spmv_sell_traffic: argument %s is NULL", S ? "t" : "S");
-    *t = (S->kernel ? S->kernel : &spmv__k_sell_ref)->traffic;
+    const spmv_kernel *k = S->kernel ? S->kernel : &spmv__k_sell_ref;
+    *t = k->traffic;
     /* the original vector order reads perm[i] (4 bytes) per row to scatter y */
     if (!S->permuted) t->bytes_per_row += 4;
+    /* run columns read by run loads: value + mask bit per lane and a base per column, no index per entry */
+    if (k->shape.runs && S->nruns > 0 && S->stored > 0 && t->bytes_per_run_lane > 0) {
+        const double lanes = (double)S->nruns * S->C, stored = (double)S->stored;
+        t->bytes_per_entry = ((stored - lanes) * t->bytes_per_entry + lanes * t->bytes_per_run_lane +
+                              (double)S->nruns * t->bytes_per_run) / stored;
+    }
+    return SPMV_OK;
+}
+
+spmv_status spmv_crs_kernel_shape(const spmv_crs *A, spmv_kernel_shape *k)
+{
+    if (!A || !k) return spmv__error(SPMV_ERR_ARG, "spmv_crs_kernel_shape: argument %s is NULL", A ? "k" : "A");
+    *k = spmv__kernel_shape(A->kernel ? A->kernel : &spmv__k_crs_ref, 0);
+    return SPMV_OK;
+}
+
+spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shape *k)
+{
+    if (!S || !k) return spmv__error(SPMV_ERR_ARG, "spmv_sell_kernel_shape: argument %s is NULL", S ? "k" : "S");
+    *k = spmv__kernel_shape(S->kernel ? S->kernel : &spmv__k_sell_ref, S->C);
+    /* a matrix without run columns runs no run loads, whatever the kernel can do */
+    if (S->nruns == 0) k->runs = 0;
     return SPMV_OK;
 }
 

@@ -1,5 +1,10 @@
-/* Kernel descriptors and the registry (internal). Kernels are serial over a range of rows or chunks; the OpenMP
- * driver (src/kernels/driver.c) calls them on the partition stored in the matrix. */
+/* Kernel descriptors, kernel families and the registry (internal). Kernels are serial over a range of rows or
+ * chunks; the OpenMP driver (src/kernels/driver.c) calls them on the partition stored in the matrix.
+ *
+ * Adding a family: a folder src/kernels/<isa>/ with its kernels and a family.c that defines one spmv_family (name,
+ * usable(), its kernels in order of preference, the SPMV_VERBOSE text for a missing kernel), a line in the registry's
+ * family table (src/kernels/registry.c) and a CMake block in cmake/SpmvIsa.cmake that builds the folder with its own
+ * ISA flags and defines SPMV_HAVE_<ISA>. The model, the tuner, the tuning database and the tests iterate the table. */
 #ifndef SPMV_KERNEL_H
 #define SPMV_KERNEL_H
 
@@ -12,35 +17,77 @@ typedef void (*spmv_crs_fn)(const spmv_crs *A, int32_t r0, int32_t r1, double al
 typedef void (*spmv_sell_fn)(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
                              double *y);
 
+/* One kernel: what it computes, what it moves (traffic) and how its loop is built (shape), declared side by side in
+ * the kernel's source file. The model reads both (spmv_*_kernel_shape, spmv_*_traffic); a test checks the shape
+ * against the kernel's code constants (tests/test_kernels.c). */
 typedef struct spmv_kernel {
-    const char *name;     /* e.g. "sell-ref", "sell-avx512-C32" */
+    const char *name;     /* e.g. "sell-ref", "sell-avx512-emul-C8" */
     spmv_arch arch;       /* family */
-    int32_t C;            /* chunk height it implements; 0 = any C (reference) or CRS */
     spmv_crs_fn crs;      /* exactly one of crs/sell is set */
     spmv_sell_fn sell;
     spmv_traffic traffic; /* declared next to the kernel */
-    /* optional: 1 if this kernel handles S (e.g. SVE: C a multiple of the running vector length); when NULL the
-     * registry compares C. */
+    spmv_kernel_shape shape; /* format, C (0: any C, see accepts), width (0: the family's run-time vector length),
+                                mve, x access, runs */
+    int nt;               /* 1: non-temporal y stores; chosen only when the matrix asks for them (nt_stores) */
+    /* optional: 1 if this kernel handles S (e.g. SVE: C a multiple of the running vector length; alignment);
+     * NULL: the registry compares shape.C with S->C. */
     int (*accepts)(const spmv_sell *S);
 } spmv_kernel;
 
-/* Registry: the kernel for a matrix, chosen once when the matrix is built. The reference kernel fills every
- * slot; faster families override single slots. With SPMV_VERBOSE=1 the choice and the reason a faster kernel was
- * not used go to stderr. Returns NULL only when SPMV_ARCH names a family that is not available (the message is
- * set): the constructor then fails with SPMV_ERR_ARCH. */
+/* A kernel family (src/kernels/<isa>/family.c). */
+typedef struct spmv_family {
+    const char *name;                 /* SPMV_ARCH=<name>, spmv_arch_name */
+    spmv_arch arch;                   /* its line in the registry's table */
+    int (*usable)(void);              /* CPU and OS support (src/arch/cpu.c tests); NULL: always */
+    const spmv_kernel *const *kernels;/* NULL-terminated, in order of preference (first match wins) */
+    int32_t (*vector_doubles)(void);  /* doubles per vector register at run time (NULL: 1) */
+    /* the x access this CPU does best for gather columns (SPMV_X_GATHER or SPMV_X_EMUL), measured once; NULL: the
+     * first kernel that fits */
+    spmv_xaccess (*xaccess_default)(void);
+    const char *missing;              /* SPMV_VERBOSE text when no kernel of the family fits a SELL matrix */
+    /* built-in in-core costs for the model's defaults when no machine file is given (cycles): FMA latency, and one
+     * vector of x by hardware gather (index load included) */
+    double fma_latency, gather_cost;
+} spmv_family;
+
+/* The registry: the family table in order of preference (entries of families not built are NULL), and lookups. */
+int spmv__family_count(void);
+const spmv_family *spmv__family(spmv_arch a); /* NULL: not built */
+const char *spmv__family_name(spmv_arch a);   /* also for families not built */
+
+/* The kernel for a matrix, chosen once when the matrix is built: the first kernel of the family in use that fits
+ * (format, C, x access, nt), else the reference kernel of the same format. With SPMV_VERBOSE=1 the choice and the
+ * reason a faster kernel was not used go to stderr. Returns NULL only when SPMV_ARCH names a family that is not
+ * available (the message is set): the constructor then fails with SPMV_ERR_ARCH. */
 const spmv_kernel *spmv__crs_kernel(const spmv_crs *A);
 const spmv_kernel *spmv__sell_kernel(const spmv_sell *S);
+
+/* The resolved x access for a new SELL matrix: the SPMV_XACCESS environment variable, else opts (non-AUTO), else the
+ * family's default for this CPU. */
+spmv_xaccess spmv__sell_xaccess(int opts_xaccess);
+
+/* A family's x-access choice, measured: probe(emul, idx, x, reps) runs `reps` passes of 64 hardware (emul = 0) or
+ * emulated (emul = 1) gathers from x at idx (64 indices into 256 doubles, 32-byte aligned); the faster variant over 7
+ * interleaved rounds wins. About 0.1-0.5 ms; call it once per process (pthread_once). The variants give the same
+ * results bit for bit (the same products in the same order), so the choice only decides the speed. */
+spmv_xaccess spmv__xaccess_measure(double (*probe)(int emul, const int32_t *idx, const double *x, int reps));
+
+/* Shape of kernel k for a matrix of chunk height C (0 for CRS), width resolved. */
+spmv_kernel_shape spmv__kernel_shape(const spmv_kernel *k, int32_t C);
 
 /* Reference kernels (src/kernels/ref/). */
 extern const spmv_kernel spmv__k_crs_ref;
 extern const spmv_kernel spmv__k_sell_ref;
 
-/* Each optimized family lists its kernels, NULL-terminated (defined only when the family is built:
- * SPMV_HAVE_AVX512, SPMV_HAVE_SVE). */
-extern const spmv_kernel *const spmv__avx512_kernels[];
-extern const spmv_kernel *const spmv__sve_kernels[];
+/* CPU tests, detected once (src/arch/cpu.c): CPU flags and OS register state, nothing about families. */
+int spmv__cpu_avx512(void);   /* AVX-512 F, DQ, BW, VL with zmm/opmask state enabled */
+int spmv__cpu_avx2_fma(void); /* AVX2 and FMA with ymm state enabled */
+int spmv__cpu_sve(void);      /* SVE (HWCAP) */
+int spmv__cpu_vendor_amd(void);
 
-/* CPU support for a family, detected once (src/arch/cpu.c): 1 if both built in and usable on this CPU/OS. */
-int spmv__arch_usable(spmv_arch a);
+/* Environment variable that asks for non-temporal stores of y (SELL, permuted order): SPMV_SELL_NT=1. */
+#define SPMV_SELL_NT_ENV "SPMV_SELL_NT"
+/* 1 when S asks for non-temporal y stores (S->nt_stores or SPMV_SELL_NT) and is in the permuted order. */
+int spmv__sell_nt_requested(const spmv_sell *S);
 
 #endif

@@ -1,20 +1,136 @@
-/* Kernel registry (BLIS habit): the reference kernels fill every slot, the family in use overrides the slots it
- * implements. A missing variant means slower, never a crash. SPMV_VERBOSE=1 names the choice and, when it is not
- * the fastest family, why. */
+/* Kernel registry (BLIS habit): a table of kernel families in order of preference; the family in use is the first
+ * one built and usable here (or the one SPMV_ARCH forces), and within it the first kernel that fits a matrix. The
+ * reference kernels fill every slot a family leaves open: a missing variant means slower, never a crash.
+ * SPMV_VERBOSE=1 names each choice and, when it is not a kernel of the family in use, why. */
 #include "internal.h"
 #include "kernel.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
 
-#ifndef SPMV_HAVE_AVX512
-const spmv_kernel *const spmv__avx512_kernels[] = {NULL};
-#endif
-#ifndef SPMV_HAVE_SVE
-const spmv_kernel *const spmv__sve_kernels[] = {NULL};
+/* ---------------------------------------------------------------------------------------------- the family table */
+
+/* One line per family, in order of preference; a family not built into this library has a NULL entry (its name
+ * stays known, so SPMV_ARCH=<name> can say "not built" instead of "unknown"). The line's index is its spmv_arch. */
+#ifdef SPMV_HAVE_AVX512
+extern const spmv_family spmv__family_avx512;
+#define FAMILY_AVX512 &spmv__family_avx512
 #else
-int spmv__sve_vl_doubles(void); /* src/kernels/sve/sve_kernels.c: svcntd(); call only where SVE is usable */
+#define FAMILY_AVX512 NULL
 #endif
+#ifdef SPMV_HAVE_AVX2
+extern const spmv_family spmv__family_avx2;
+#define FAMILY_AVX2 &spmv__family_avx2
+#else
+#define FAMILY_AVX2 NULL
+#endif
+#ifdef SPMV_HAVE_SVE
+extern const spmv_family spmv__family_sve;
+#define FAMILY_SVE &spmv__family_sve
+#else
+#define FAMILY_SVE NULL
+#endif
+extern const spmv_family spmv__family_ref;
+
+static const struct family_line {
+    const char *name;
+    spmv_arch arch;
+    const spmv_family *family;
+} table[] = {
+    /* preference order: the first usable one is the default */
+    {"avx512", SPMV_ARCH_AVX512, FAMILY_AVX512},
+    {"avx2", SPMV_ARCH_AVX2, FAMILY_AVX2},
+    {"sve", SPMV_ARCH_SVE, FAMILY_SVE},
+    {"ref", SPMV_ARCH_REF, &spmv__family_ref},
+};
+enum { NFAMILIES = sizeof table / sizeof table[0] };
+
+static const struct family_line *line_of(spmv_arch a)
+{
+    for (int i = 0; i < NFAMILIES; i++)
+        if (table[i].arch == a) return &table[i];
+    return NULL;
+}
+
+int spmv__family_count(void) { return NFAMILIES; }
+
+const spmv_family *spmv__family(spmv_arch a)
+{
+    const struct family_line *l = line_of(a);
+    return l ? l->family : NULL;
+}
+
+const char *spmv__family_name(spmv_arch a)
+{
+    const struct family_line *l = line_of(a);
+    return l ? l->name : "unknown";
+}
+
+int spmv_arch_count(void) { return NFAMILIES; }
+
+const char *spmv_arch_name(spmv_arch arch) { return spmv__family_name(arch); }
+
+int spmv_arch_usable(spmv_arch a)
+{
+    const spmv_family *f = spmv__family(a);
+    return f && (!f->usable || f->usable());
+}
+
+int32_t spmv_arch_vector_doubles(spmv_arch a)
+{
+    if (!spmv_arch_usable(a)) return 0;
+    const spmv_family *f = spmv__family(a);
+    return f->vector_doubles ? f->vector_doubles() : 1;
+}
+
+/* ---------------------------------------------------------------------------------------------- family in use */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static spmv_arch chosen = SPMV_ARCH_REF;
+static spmv_status chosen_st;
+static char chosen_msg[384];
+
+static void choose(void)
+{
+    for (int i = 0; i < NFAMILIES; i++)
+        if (spmv_arch_usable(table[i].arch)) {
+            chosen = table[i].arch;
+            break;
+        }
+    const char *env = getenv("SPMV_ARCH");
+    if (!env || !*env) return;
+    for (int i = 0; i < NFAMILIES; i++) {
+        if (strcasecmp(env, table[i].name) != 0) continue;
+        if (spmv_arch_usable(table[i].arch)) {
+            chosen = table[i].arch;
+        } else {
+            chosen_st = SPMV_ERR_ARCH;
+            snprintf(chosen_msg, sizeof chosen_msg, "SPMV_ARCH=%s: the %s kernels are %s", env, table[i].name,
+                     table[i].family ? "not supported by this CPU or OS" : "not built into this library");
+        }
+        return;
+    }
+    chosen_st = SPMV_ERR_ARCH;
+    int n = snprintf(chosen_msg, sizeof chosen_msg, "SPMV_ARCH=%s: unknown kernel family (known:", env);
+    for (int i = 0; i < NFAMILIES && n > 0 && (size_t)n < sizeof chosen_msg; i++)
+        n += snprintf(chosen_msg + n, sizeof chosen_msg - (size_t)n, " %s", table[i].name);
+    if (n > 0 && (size_t)n < sizeof chosen_msg) snprintf(chosen_msg + n, sizeof chosen_msg - (size_t)n, ")");
+}
+
+spmv_status spmv_arch_get(spmv_arch *arch)
+{
+    pthread_once(&once, choose);
+    if (!arch) return spmv__error(SPMV_ERR_ARG, "spmv_arch_get: argument arch is NULL");
+    if (chosen_st) return spmv__error(chosen_st, "%s", chosen_msg);
+    *arch = chosen;
+    return SPMV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- kernel choice */
 
 static int verbose(void)
 {
@@ -22,71 +138,140 @@ static int verbose(void)
     return v && *v && *v != '0';
 }
 
-static const spmv_kernel *const *family_list(spmv_arch a)
+int spmv__sell_nt_requested(const spmv_sell *S)
 {
-    return a == SPMV_ARCH_AVX512 ? spmv__avx512_kernels : a == SPMV_ARCH_SVE ? spmv__sve_kernels : NULL;
+    const char *e = getenv(SPMV_SELL_NT_ENV); /* benchmark override */
+    return S->permuted && (S->nt_stores || (e && *e && *e != '0'));
 }
 
-/* Why the reference kernel runs although it is not forced: no faster family here. */
-static const char *no_family_reason(void)
+static const char *xaccess_name(spmv_xaccess x)
 {
-#if defined(__x86_64__)
-#ifdef SPMV_HAVE_AVX512
-    return "this CPU or OS lacks AVX-512F/DQ/BW/VL";
-#else
-    return "the library was built without AVX-512 kernels";
-#endif
-#elif defined(__aarch64__)
-#ifdef SPMV_HAVE_SVE
-    return "this CPU lacks SVE";
-#else
-    return "the library was built without SVE kernels";
-#endif
-#else
-    return "no optimized kernel family for this architecture";
-#endif
+    switch (x) {
+    case SPMV_X_SCALAR: return "scalar";
+    case SPMV_X_GATHER: return "gather";
+    case SPMV_X_EMUL: return "emul";
+    default: return "auto";
+    }
 }
 
-/* Pick the kernel: sell != NULL for SELL, else CRS. */
-static const spmv_kernel *pick(const spmv_sell *S, int is_sell, const char *what)
+spmv_xaccess spmv__sell_xaccess(int opts_xaccess)
+{
+    const char *e = getenv("SPMV_XACCESS");
+    if (e && !strcasecmp(e, "gather")) return SPMV_X_GATHER;
+    if (e && !strcasecmp(e, "emul")) return SPMV_X_EMUL;
+    if (opts_xaccess == SPMV_X_GATHER || opts_xaccess == SPMV_X_EMUL) return (spmv_xaccess)opts_xaccess;
+    spmv_arch a;
+    if (spmv_arch_get(&a) != SPMV_OK) return SPMV_X_GATHER;
+    const spmv_family *f = spmv__family(a);
+    return f && f->xaccess_default ? f->xaccess_default() : SPMV_X_GATHER;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+spmv_xaccess spmv__xaccess_measure(double (*probe)(int emul, const int32_t *idx, const double *x, int reps))
+{
+    _Alignas(64) static double x[256];
+    _Alignas(64) static int32_t idx[64];
+    uint32_t s = 12345u;
+    for (int i = 0; i < 256; i++) x[i] = 1.0 + i / 256.0;
+    for (int i = 0; i < 64; i++) {
+        s = s * 1664525u + 1013904223u;
+        idx[i] = (int32_t)(s >> 24);
+    }
+    double best[2] = {1e30, 1e30}, sink = 0.0;
+    for (int round = 0; round < 7; round++)
+        for (int emul = 0; emul < 2; emul++) {
+            double t0 = now();
+            sink += probe(emul, idx, x, 40);
+            double t = now() - t0;
+            if (t < best[emul]) best[emul] = t;
+        }
+    if (sink == 42.0) return SPMV_X_GATHER; /* keeps the sums alive; never true */
+    return best[1] < best[0] ? SPMV_X_EMUL : SPMV_X_GATHER;
+}
+
+spmv_kernel_shape spmv__kernel_shape(const spmv_kernel *k, int32_t C)
+{
+    spmv_kernel_shape s = k->shape;
+    if (s.format == SPMV_FORMAT_SELL && s.C == 0) s.C = C;
+    if (s.width == 0) {
+        const spmv_family *f = spmv__family(k->arch);
+        s.width = f && f->vector_doubles ? f->vector_doubles() : 1;
+    }
+    return s;
+}
+
+static int sell_fits(const spmv_kernel *k, const spmv_sell *S, int nt)
+{
+    if (!k->sell || k->nt != nt) return 0;
+    return k->accepts ? k->accepts(S) : k->shape.C == S->C;
+}
+
+/* The first kernel of family f for S with x access x (0: any) and non-temporal stores nt. */
+static const spmv_kernel *sell_find(const spmv_family *f, const spmv_sell *S, spmv_xaccess x, int nt)
+{
+    for (const spmv_kernel *const *p = f->kernels; p && *p; p++)
+        if (sell_fits(*p, S, nt) && (!x || (*p)->shape.x == x)) return *p;
+    return NULL;
+}
+
+static const spmv_kernel *pick(const spmv_sell *S, const char *what)
 {
     spmv_arch a;
     if (spmv_arch_get(&a) != SPMV_OK) return NULL;
-    const spmv_kernel *ref = is_sell ? &spmv__k_sell_ref : &spmv__k_crs_ref;
-    const spmv_kernel *const *list = family_list(a);
-    const spmv_kernel *k = NULL;
-    for (; list && *list; list++) {
-        const spmv_kernel *c = *list;
-        if (is_sell ? !c->sell : !c->crs) continue;
-        if (is_sell && !(c->accepts ? c->accepts(S) : c->C == S->C)) continue;
-        k = c;
-        break;
+    const spmv_family *f = spmv__family(a);
+    const spmv_kernel *ref = S ? &spmv__k_sell_ref : &spmv__k_crs_ref, *k = NULL;
+    char why[256] = "";
+    if (!S) {
+        for (const spmv_kernel *const *p = f->kernels; p && *p && !k; p++)
+            if ((*p)->crs) k = *p;
+    } else {
+        const int nt = spmv__sell_nt_requested(S);
+        const spmv_xaccess x = (spmv_xaccess)S->xaccess;
+        k = sell_find(f, S, x, nt);
+        if (!k && nt) { /* no streaming-store variant: ordinary stores */
+            k = sell_find(f, S, x, 0);
+            if (k) snprintf(why, sizeof why, " (no non-temporal-store variant)");
+        }
+        if (!k) { /* the asked-for x access is missing: the family's own */
+            k = sell_find(f, S, SPMV_X_AUTO, nt);
+            if (!k && nt) k = sell_find(f, S, SPMV_X_AUTO, 0);
+            if (k && x != SPMV_X_AUTO && k->arch != SPMV_ARCH_REF)
+                snprintf(why, sizeof why, " (no %s variant for this matrix: %s)", xaccess_name(x),
+                         xaccess_name(k->shape.x));
+        }
     }
     if (verbose()) {
-        if (k)
-            fprintf(stderr, "spmv: %s: kernel %s\n", what, k->name);
-#ifdef SPMV_HAVE_SVE
-        else if (a == SPMV_ARCH_SVE && is_sell) /* the SVE SELL kernels take any C = k*VL */
-            fprintf(stderr, "spmv: %s: kernel %s (performance warning: C = %d is not a multiple of the SVE vector "
-                    "length VL = %d doubles)\n", what, ref->name, S->C, spmv__sve_vl_doubles());
-#endif
+        const char *env = getenv("SPMV_ARCH");
+        if (k && k->arch == a && a != SPMV_ARCH_REF)
+            fprintf(stderr, "spmv: %s: kernel %s%s\n", what, k->name, why);
         else if (a != SPMV_ARCH_REF)
-            fprintf(stderr, "spmv: %s: kernel %s (performance warning: the %s family has no kernel for %s%d)\n", what,
-                    ref->name, spmv_arch_name(a), is_sell ? "C = " : "CRS", is_sell ? S->C : 0);
-        else {
-            const char *env = getenv("SPMV_ARCH");
-            fprintf(stderr, "spmv: %s: kernel %s (%s)\n", what, ref->name,
-                    env && *env ? "forced by SPMV_ARCH=ref" : no_family_reason());
-        }
+            fprintf(stderr, "spmv: %s: kernel %s (performance warning: the %s family %s)\n", what, ref->name,
+                    f->name, S ? f->missing : "has no CRS kernel");
+        else
+            fprintf(stderr, "spmv: %s: kernel %s (%s)\n", what, (k ? k : ref)->name,
+                    env && *env ? "forced by SPMV_ARCH=ref" : "no faster family is built and usable on this CPU");
+        if (S && S->nruns > 0 && !(k ? k : ref)->shape.runs)
+            fprintf(stderr, "spmv: %s: its %lld run columns are read through col[] (the kernel has no run loads)\n",
+                    what, (long long)S->nruns);
     }
     return k ? k : ref;
 }
 
-const spmv_kernel *spmv__crs_kernel(const spmv_crs *A) { return pick(NULL, 0, "CRS"); }
+const spmv_kernel *spmv__crs_kernel(const spmv_crs *A)
+{
+    (void)A;
+    return pick(NULL, "CRS");
+}
 
 const spmv_kernel *spmv__sell_kernel(const spmv_sell *S)
 {
     char what[96];
     snprintf(what, sizeof what, "SELL-%d-%d", S->C, S->sigma);
-    return pick(S, 1, what);
+    return pick(S, what);
 }

@@ -62,27 +62,6 @@ spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops)
 
 /* ---------------------------------------------------------------------------------------------- kernel shapes */
 
-spmv_status spmv_kernel_shape_guess(const char *name, const spmv_machine *m, int32_t C, spmv_kernel_shape *k)
-{
-    if (!name || !m || !k)
-        return spmv__error(SPMV_ERR_ARG, "spmv_kernel_shape_guess: argument %s is NULL", !name ? "kernel_name" :
-                           !m ? "m" : "k");
-    spmv_kernel_shape s = {SPMV_FORMAT_CRS, 0, 1, 1};
-    if (!strncmp(name, "sell", 4)) s.format = SPMV_FORMAT_SELL;
-    else if (strncmp(name, "crs", 3))
-        return spmv__error(SPMV_ERR_ARG, "spmv_kernel_shape_guess: kernel '%s' is neither crs* nor sell*", name);
-    if (s.format == SPMV_FORMAT_SELL) {
-        if (C < 1) return spmv__error(SPMV_ERR_ARG, "spmv_kernel_shape_guess: C %d < 1 for '%s'", C, name);
-        s.C = C;
-    }
-    if (strstr(name, "avx512")) s.width = 8;
-    else if (strstr(name, "sve")) s.width = m->simd_width > 0 ? m->simd_width : 1;
-    /* unroll sets of the AVX-512 SELL kernels: SELL_AVX512_UNROLL_C8 = 4, 2 for C = 16..64 (sell_avx512.c) */
-    if (s.width > 1) s.mve = s.format == SPMV_FORMAT_CRS ? 4 : strstr(name, "avx512") ? (C == 8 ? 4 : 2) : 1;
-    *k = s;
-    return SPMV_OK;
-}
-
 static spmv_status check_shape(const char *fn, const spmv_kernel_shape *k)
 {
     if (!k) return spmv__error(SPMV_ERR_ARG, "%s: argument k (kernel shape) is NULL", fn);
@@ -92,6 +71,8 @@ static spmv_status check_shape(const char *fn, const spmv_kernel_shape *k)
         return spmv__error(SPMV_ERR_ARG, "%s: SELL kernel shape with C %d < 1", fn, k->C);
     if (k->width < 1 || k->mve < 1)
         return spmv__error(SPMV_ERR_ARG, "%s: kernel shape width %d and mve %d must be >= 1", fn, k->width, k->mve);
+    if (k->x < SPMV_X_AUTO || k->x > SPMV_X_EMUL)
+        return spmv__error(SPMV_ERR_ARG, "%s: unknown x access %d in the kernel shape", fn, (int)k->x);
     return SPMV_OK;
 }
 
@@ -103,6 +84,16 @@ static double ceil_pos(double v) { return ceil(v - 1e-9); }
 
 /* reduction of r partial sums by a tree of adds */
 static double tree(const spmv_machine *m, double r) { return r > 1 ? ceil_pos(log2(r)) * m->add_latency : 0.0; }
+
+/* Core cycles of loads per vector of entries (width entries; 1 for scalar code): a gather fed by an index load
+ * ((4.0 + 1.5 + 0.5) cy on A64FX, Sect. II-A), or width scalar index and x loads (emulated gather, scalar code),
+ * plus the value load. */
+static double xvec_load(const spmv_machine *m, const spmv_kernel_shape *k)
+{
+    if (k->width > 1 && k->x != SPMV_X_EMUL && k->x != SPMV_X_SCALAR)
+        return m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput;
+    return (2.0 * k->width + 1.0) * m->load_rthroughput;
+}
 
 /* One CRS row of len entries (Sect. IV): nv = ceil(len/width) vector iterations spread over mve partial sums;
  * the chain of each is ceil(nv/mve) FMAs; partial sums reduced by a tree of adds; SIMD code ends with one
@@ -120,8 +111,7 @@ static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double 
     if (k->width > 1) chain += m->hadd_rthroughput > 0 ? m->hadd_rthroughput : m->hadd_latency;
     double thr = nv * m->fma_rthroughput;
     r.comp = chain > thr ? chain : thr;
-    if (k->width > 1) r.load = nv * (m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput);
-    else r.load = 3.0 * len * m->load_rthroughput; /* index, value, x */
+    r.load = nv * xvec_load(m, k);
     r.store = m->store_rthroughput;                  /* one y element per row */
     return r;
 }
@@ -129,16 +119,17 @@ static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double 
 /* One SELL chunk of C rows and chunk length len (Sect. IV): per chunk column ceil(C/width) registers, each an
  * independent chain; mve accumulator sets split the chunk length: chain ceil(len/mve) FMAs plus the sum of the
  * sets. Loads per register: gather + index-load penalty + value load ((4.0 + 1.5 + 0.5) cy on A64FX). */
-static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, double len)
+static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, double len, double runs)
 {
     incore r = {0, 0, 0};
     double nv = ceil_pos((double)k->C / k->width); /* registers per chunk column */
+    if (!k->runs) runs = 0;
     if (len > 0) {
         double chain = ceil_pos(len / k->mve) * m->fma_latency + tree(m, len < k->mve ? len : k->mve);
         double thr = len * nv * m->fma_rthroughput;
         r.comp = chain > thr ? chain : thr;
-        if (k->width > 1) r.load = len * nv * (m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput);
-        else r.load = 3.0 * len * k->C * m->load_rthroughput;
+        /* run columns: one contiguous load of x and one of values per register */
+        r.load = (len - runs) * nv * xvec_load(m, k) + runs * nv * 2.0 * m->load_rthroughput;
     }
     r.store = (k->width > 1 ? nv : (double)k->C) * m->store_rthroughput;
     return r;
@@ -237,7 +228,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     if (k->format == SPMV_FORMAT_CRS) {
         ic = crs_row(m, k, nzr);
     } else {
-        ic = sell_chunk(m, k, nzr / beta);
+        ic = sell_chunk(m, k, nzr / beta, 0.0);
         ic.comp /= C;
         ic.load /= C;
         ic.store /= C;
@@ -329,7 +320,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     if (o.shape) {
         if ((st = check_shape(fn, o.shape))) return st;
         r.shape = *o.shape;
-    } else if ((st = spmv_kernel_shape_guess(kname, m, C, &r.shape))) {
+    } else if ((st = x.A ? spmv_crs_kernel_shape(x.A, &r.shape) : spmv_sell_kernel_shape(x.S, &r.shape))) {
         return st;
     }
     if ((r.shape.format == SPMV_FORMAT_SELL) != (x.S != NULL))
@@ -389,7 +380,8 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     } else {
         const spmv_sell *S = x.S;
         for (int32_t k = 0; k < S->nchunks; k++) {
-            incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k]);
+            double R = S->chunkruns ? (double)S->chunkruns[k] : 0.0;
+            incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k], R);
             ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
         }
     }

@@ -105,15 +105,13 @@ spmv_status spmv_tune_fingerprint_get(const spmv_crs *A, spmv_tune_fingerprint *
 /* ---------------------------------------------------------------------------------------------- C and sigma lists */
 
 /* 1 if a kernel of family a other than the reference handles SELL matrices of chunk height C (asked through the
- * kernel's accepts() on a stand-in matrix with aligned arrays, original order, or its C field). */
+ * kernel's accepts() on a stand-in matrix with aligned arrays, original order, or its C). */
 static int family_has_C(spmv_arch a, int32_t C)
 {
     static _Alignas(64) double val[8];
     static _Alignas(64) int32_t col[16];
-    const spmv_kernel *const *list = a == SPMV_ARCH_AVX512 ? spmv__avx512_kernels
-                                     : a == SPMV_ARCH_SVE  ? spmv__sve_kernels
-                                                           : NULL;
-    if (!list) return 0;
+    const spmv_family *f = spmv__family(a);
+    if (!f || a == SPMV_ARCH_REF) return 0;
     int64_t chunkptr[1] = {0};
     spmv_sell S;
     memset(&S, 0, sizeof S);
@@ -123,12 +121,34 @@ static int family_has_C(spmv_arch a, int32_t C)
     S.val = val;
     S.col = col;
     S.chunkptr = chunkptr;
-    for (; *list; list++) {
-        const spmv_kernel *k = *list;
-        if (!k->sell) continue;
-        if (k->accepts ? k->accepts(&S) : k->C == C) return 1;
+    for (const spmv_kernel *const *p = f->kernels; p && *p; p++) {
+        const spmv_kernel *k = *p;
+        if (!k->sell || k->arch == SPMV_ARCH_REF) continue;
+        if (k->accepts ? k->accepts(&S) : k->shape.C == C) return 1;
     }
     return 0;
+}
+
+/* The first SELL kernel of family a for chunk height C with x access x (0: any); NULL if none. */
+static const spmv_kernel *family_sell_kernel(spmv_arch a, int32_t C, spmv_xaccess x)
+{
+    static _Alignas(64) double val[8];
+    static _Alignas(64) int32_t col[16];
+    const spmv_family *f = spmv__family(a);
+    if (!f) return NULL;
+    int64_t chunkptr[1] = {0};
+    spmv_sell S;
+    memset(&S, 0, sizeof S);
+    S.C = C;
+    S.sigma = S.unroll = 1;
+    S.val = val;
+    S.col = col;
+    S.chunkptr = chunkptr;
+    for (const spmv_kernel *const *p = f->kernels; p && *p; p++)
+        if ((*p)->sell && !(*p)->nt && (!x || (*p)->shape.x == x) &&
+            ((*p)->accepts ? (*p)->accepts(&S) : (*p)->shape.C == C))
+            return *p;
+    return NULL;
 }
 
 /* The fast C values of family a (ascending powers of two), see spmv_tune_chunk_heights. Returns the count. */
@@ -304,22 +324,29 @@ static spmv_status default_C(const spmv_machine *m, cdefault *d)
     int32_t fast[16];
     int32_t nf = fast_heights(a, fast, 16);
     if (nf > 16) nf = 16;
+    const spmv_family *f = spmv__family(a);
     cdefault r;
     memset(&r, 0, sizeof r);
     r.arch = a;
     r.from_machine = m != NULL;
-    if (a == SPMV_ARCH_AVX512) {
-        r.w = 8, r.mve = 2, r.lat = 4, r.tvec = 5.0 + 0.5;
-    } else if (a == SPMV_ARCH_SVE) {
-        r.w = nf > 0 ? fast[0] : 2, r.mve = 1, r.lat = 9, r.tvec = 4.0 + 1.5 + 0.5;
-        if (m && m->simd_width > 0) r.w = m->simd_width;
-    } else {
-        r.w = 1, r.mve = 1, r.lat = 4, r.tvec = 3 * 0.5;
-    }
+    /* the shape of the family's kernel for its smallest fast C, in the x access this CPU gets by default */
+    const spmv_xaccess x = nf > 0 ? spmv__sell_xaccess(SPMV_X_AUTO) : SPMV_X_SCALAR;
+    const spmv_kernel *k = nf > 0 ? family_sell_kernel(a, fast[0], x) : NULL;
+    if (!k && nf > 0) k = family_sell_kernel(a, fast[0], SPMV_X_AUTO);
+    spmv_kernel_shape sh = spmv__kernel_shape(k ? k : &spmv__k_sell_ref, nf > 0 ? fast[0] : 1);
+    r.w = sh.width;
+    r.mve = sh.mve;
+    r.lat = f && f->fma_latency > 0 ? f->fma_latency : 4;
+    /* in-core cycles per vector of entries: the gather (index load included), or width scalar index and x loads,
+     * plus the value load */
+    r.tvec = sh.x == SPMV_X_GATHER ? (f && f->gather_cost > 0 ? f->gather_cost : 5.0) + 0.5
+             : sh.x == SPMV_X_EMUL ? 2 * 0.5 * r.w + 0.5
+                                   : 3 * 0.5;
     if (m) {
         if (m->fma_latency > 0) r.lat = m->fma_latency;
-        double t = r.w > 1 ? m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput
-                           : 3 * m->load_rthroughput;
+        double t = sh.x == SPMV_X_GATHER ? m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput
+                   : sh.x == SPMV_X_EMUL ? (2.0 * r.w + 1) * m->load_rthroughput
+                                         : 3 * m->load_rthroughput;
         if (t > 0) r.tvec = t;
         if (m->fma_rthroughput > r.tvec) r.tvec = m->fma_rthroughput;
     }
@@ -330,8 +357,8 @@ static spmv_status default_C(const spmv_machine *m, cdefault *d)
     while (C < (int64_t)r.w * r.acc) C *= 2;
     if (nf > 0) { /* the nearest C with a fast kernel: the smallest >= C, else the largest */
         int64_t pick = fast[nf - 1];
-        for (int32_t k = nf - 1; k >= 0; k--)
-            if (fast[k] >= C) pick = fast[k];
+        for (int32_t kk = nf - 1; kk >= 0; kk--)
+            if (fast[kk] >= C) pick = fast[kk];
         C = pick;
     } else if (C < 4) {
         C = 4; /* the reference list starts at 4 */

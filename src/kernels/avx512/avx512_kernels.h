@@ -1,30 +1,30 @@
-/* The AVX-512 kernel descriptors (internal; listed in avx512_kernels.c for the registry). */
+/* The AVX-512 kernel descriptors (internal; listed in family.c for the registry). */
 #ifndef SPMV_AVX512_KERNELS_H
 #define SPMV_AVX512_KERNELS_H
 
 #include "kernel.h"
 
-#ifdef SPMV_AVX512_EMU /* test-only emulation build (emu/): own names, so it can link the library beside it */
-#define spmv__avx512_kernels spmv__emu_avx512_kernels
-#define spmv__k_sell_avx512_c8 spmv__emu_k_sell_avx512_c8
-#define spmv__k_sell_avx512_c16 spmv__emu_k_sell_avx512_c16
-#define spmv__k_sell_avx512_c32 spmv__emu_k_sell_avx512_c32
-#define spmv__k_sell_avx512_c64 spmv__emu_k_sell_avx512_c64
-#define spmv__k_sell_avx512_nt_c8 spmv__emu_k_sell_avx512_nt_c8
-#define spmv__k_sell_avx512_nt_c16 spmv__emu_k_sell_avx512_nt_c16
-#define spmv__k_sell_avx512_nt_c32 spmv__emu_k_sell_avx512_nt_c32
-#define spmv__k_sell_avx512_nt_c64 spmv__emu_k_sell_avx512_nt_c64
-#define spmv__k_crs_avx512 spmv__emu_k_crs_avx512
-extern const spmv_kernel *const spmv__avx512_kernels[];
+/* Symbol names: the test-only emulation build (emu/) gives every symbol its own prefix, so it can link the library
+ * beside it. */
+#ifdef SPMV_AVX512_EMU
+#define SPMV_AVX512_SYM(n) spmv__emu_##n
+#else
+#define SPMV_AVX512_SYM(n) spmv__##n
 #endif
 
-extern const spmv_kernel spmv__k_sell_avx512_c8, spmv__k_sell_avx512_c16, spmv__k_sell_avx512_c32,
-    spmv__k_sell_avx512_c64;
-extern const spmv_kernel spmv__k_sell_avx512_nt_c8, spmv__k_sell_avx512_nt_c16, spmv__k_sell_avx512_nt_c32,
-    spmv__k_sell_avx512_nt_c64;
-extern const spmv_kernel spmv__k_crs_avx512;
+/* SELL kernels: x access gather | emul, ordinary or non-temporal y stores, C = 8, 16, 32, 64 */
+#define SPMV_AVX512_SELL_DECL(CC)                                                                                  \
+    extern const spmv_kernel SPMV_AVX512_SYM(k_sell_avx512_gather_c##CC), SPMV_AVX512_SYM(k_sell_avx512_emul_c##CC), \
+        SPMV_AVX512_SYM(k_sell_avx512_gather_nt_c##CC), SPMV_AVX512_SYM(k_sell_avx512_emul_nt_c##CC);
+SPMV_AVX512_SELL_DECL(8)
+SPMV_AVX512_SELL_DECL(16)
+SPMV_AVX512_SELL_DECL(32)
+SPMV_AVX512_SELL_DECL(64)
+extern const spmv_kernel SPMV_AVX512_SYM(k_crs_avx512);
+extern const spmv_family SPMV_AVX512_SYM(family_avx512);
 
-/* Environment variable that asks for non-temporal stores of y (SELL, permuted order): SPMV_SELL_NT=1. */
-#define SPMV_SELL_NT_ENV "SPMV_SELL_NT"
+/* The probe of family.c: `reps` passes of 64 gathers (emul = 1: emulated) from x at the indices idx (64 of them,
+ * 32-byte aligned); returns a sum so the work is not optimized away. */
+double SPMV_AVX512_SYM(avx512_gather_probe)(int emul, const int32_t *idx, const double *x, int reps);
 
 #endif

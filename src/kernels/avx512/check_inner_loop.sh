@@ -1,22 +1,37 @@
 #!/bin/sh
-# Checks the machine code of the AVX-512 kernels (objdump of the built objects): in each SELL kernel the hottest
-# loop (one copy per alpha/beta path) holds U*C/8 gathers (vgatherdpd), as many zmm FMAs and index loads, no stack
-# access (the accumulators stay in registers) and no scalar double arithmetic; the kernel writes y with masked stores (last chunk), scatters (original order) and, in
-# the -nt variants, streaming stores; the CRS kernel's row loop holds 4 gathers and 4 FMAs (MVE) and a masked
-# gather for the remainder. Optimized builds only (at -O0 the accumulators live on the stack).
-# Usage: check_inner_loop.sh [--objdump OBJDUMP] OBJECT...
+# Holds every AVX-512 kernel's declared shape (tests/kernel_shapes prints the descriptors: C, mve, x access, runs,
+# nt) against its machine code (objdump of the built objects). For each SELL kernel, sell_avx512_<x>[_nt]_c<C>:
+#  - gather columns: innermost loops (one per alpha/beta path, 3) with e = C/8 * mve zmm FMAs and, for x = gather, e
+#    vgatherdpd and e index loads; for x = emul, no gather, e vinsertf64x4 and 8e scalar x loads (vmovsd/vmovhpd);
+#  - run columns (runs = 1): 3 innermost loops with e masked zmm loads of x and e FMAs, no index load;
+#  - no stack access in those loops (the accumulators stay in registers), no scalar double arithmetic;
+#  - masked stores (last chunk); a scatter (gather variant, original order); streaming stores exactly in nt ones.
+# CRS (crs_avx512): a loop of mve scalar FMAs (vfmadd...sd), no gather.
+# Optimized builds only (at -O0 the accumulators live on the stack).
+# Usage: check_inner_loop.sh --shapes KERNEL_SHAPES_BINARY [--objdump OBJDUMP] OBJECT...
 set -eu
 objdump=objdump
-if [ "${1:-}" = "--objdump" ]; then objdump=$2; shift 2; fi
-[ $# -ge 1 ] || { echo "usage: $0 [--objdump OBJDUMP] OBJECT..." >&2; exit 2; }
+shapes=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --objdump) objdump=$2; shift 2 ;;
+    --shapes) shapes=$2; shift 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] && [ -n "$shapes" ] || { echo "usage: $0 --shapes BIN [--objdump OBJDUMP] OBJECT..." >&2; exit 2; }
 dis=$(mktemp)
-trap 'rm -f "$dis"' EXIT
+decl=$(mktemp)
+trap 'rm -f "$dis" "$decl"' EXIT
 for o in "$@"; do "$objdump" -d --no-show-raw-insn -M intel "$o"; done >"$dis"
+"$shapes" | awk '$1 == "avx512"' >"$decl"
+[ -s "$decl" ] || { echo "FAIL: no avx512 kernels declared"; exit 1; }
 
 fail=0
-# loops FUNC: per innermost loop of FUNC (a backward conditional branch with no other one inside its body),
-# "gathers fmas stack scalar idx zmm" counted over the loop body: stack = rsp-relative operands, idx = unmasked
-# ymm loads (column indices), zmm = 64-byte memory operands (the values; more would be spilled accumulators)
+# loops FUNC: per innermost loop of FUNC (a backward conditional branch with no other one inside its body):
+# "gathers fmas stack scalar idx zmm inserts xloads masked sfma" counted over the loop body: stack = rsp-relative
+# operands, idx = unmasked ymm loads (column indices), zmm = 64-byte memory operands, inserts = vinsertf64x4,
+# xloads = vmovsd/vmovhpd loads, masked = masked zeroing zmm loads, sfma = scalar FMAs
 loops() {
   awk -v fn="<$1>:" '
     function hex(h,  i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }
@@ -31,52 +46,63 @@ loops() {
         inner = 1
         for (m = 1; m <= nl; m++) if (m != l && lt[m] >= lt[l] && la[m] < la[l]) inner = 0
         if (!inner) continue
-        g = f = s = sc = ix = z = 0
+        g = f = s = sc = ix = z = ins = xl = mk = sf = 0
         for (i = 1; i <= n; i++) if (addr[i] >= lt[l] && addr[i] <= la[l]) {
           if (txt[i] ~ /vgatherdpd/) g++
           if (txt[i] ~ /vfmadd[0-9]+pd[ \t]+zmm/) f++
+          if (txt[i] ~ /vfmadd[0-9]+sd[ \t]/) sf++
           if (txt[i] ~ /\[rsp/) s++
           if (txt[i] ~ /ZMMWORD PTR/) z++
-          if (txt[i] ~ /[ \t]v(add|mul|fmadd[0-9]+)sd[ \t]/) sc++
+          if (txt[i] ~ /[ \t]v(add|mul)sd[ \t]/) sc++
           if (txt[i] ~ /vmov(dq[au](32|64)?|[au]p[sd])[ \t]+ymm[0-9]+,YMMWORD PTR/) ix++
+          if (txt[i] ~ /vinsertf64x4/) ins++
+          if (txt[i] ~ /vmov(sd|hpd)[ \t]+xmm[0-9]+,(xmm[0-9]+,)?QWORD PTR/) xl++
+          if (txt[i] ~ /vmovupd[ \t]+zmm[0-9]+\{k[1-7]\}\{z\},ZMMWORD PTR/) mk++
         }
-        print g, f, s, sc, ix, z
+        print g, f, s, sc, ix, z, ins, xl, mk, sf
       }
     }' "$dis"
 }
 has() { awk -v fn="<$1>:" '$2 == fn { infn = 1; next } infn && NF == 0 { infn = 0 } infn' "$dis" | grep -Eq "$2"; }
-
-check_sell() { # FUNC EXPECTED_GATHERS
-  # a good loop: k*e gathers, one zmm FMA, one index load and one 64-byte load (the values) per gather, no other
-  # zmm memory operand and no rsp-relative one (no spill), no scalar arithmetic; one per alpha/beta path (3)
-  good=$(loops "$1" | awk -v e="$2" '$1 >= e && $1 % e == 0 && $2 == $1 && $5 == $1 && $6 == $1 && $3 == 0 && $4 == 0 { ok++ }
-                                     END { print ok + 0 }')
-  set -- "$1" "$2" "$good"
-  if [ "$3" -lt 3 ]; then
-    echo "FAIL $1: want 3 innermost loops (one per alpha/beta path) with k*$2 gathers, as many zmm FMAs and"
-    echo "     index loads, no stack access and no scalar arithmetic; found $3:"
-    loops "$1" | sed 's/^/    gathers fmas stack scalar idx zmm: /'
-    fail=1
-  else
-    echo "ok   $1: $3 loop(s) with $2 x (vgatherdpd + vfmadd231pd zmm), no stack or scalar access"
-  fi
-}
 need() { # FUNC REGEX WHAT
   if has "$1" "$2"; then echo "ok   $1: $3"; else echo "FAIL $1: no $3"; fail=1; fi
 }
+count_loops() { # FUNC AWK-CONDITION -> number of innermost loops meeting it
+  loops "$1" | awk "$2 { ok++ } END { print ok + 0 }"
+}
+report() { # FUNC N WHAT
+  if [ "$2" -lt 3 ]; then
+    echo "FAIL $1: want 3 innermost loops (one per alpha/beta path) with $3; found $2:"
+    loops "$1" | sed 's/^/    gathers fmas stack scalar idx zmm inserts xloads masked sfma: /'
+    fail=1
+  else
+    echo "ok   $1: $2 loops with $3"
+  fi
+}
 
-for c in 8 16 32 64; do
-  case $c in 8) u=4 ;; *) u=2 ;; esac # SELL_AVX512_UNROLL_C* in sell_avx512.c
-  e=$((c / 8 * u))
-  for v in sell_avx512_c$c sell_avx512_nt_c$c; do
-    check_sell $v $e
-    need $v 'vmovupd[ \t]+ZMMWORD PTR \[[^]]*\]\{k[1-7]\}' "masked store (last chunk)"
-    need $v 'vscatterdpd' "scatter (original order)"
-  done
-  need sell_avx512_nt_c$c 'vmovntpd' "streaming store"
-  if has sell_avx512_c$c 'vmovntpd'; then echo "FAIL sell_avx512_c$c: streaming store in the normal variant"; fail=1; fi
-done
-check_sell crs_avx512 4
-need crs_avx512 'vgatherdpd[ \t]+zmm[0-9]+\{k[1-7]\}' "gather"
-need crs_avx512 'vmovdqu32[ \t]+ymm[0-9]+\{k[1-7]\}\{z\}' "masked index load (remainder)"
+while read -r fam name format C width mve x runs nt; do
+  fn=$(echo "$name" | tr '-' '_' | sed 's/_C\([0-9]*\)$/_c\1/')
+  if [ "$format" = crs ]; then
+    n=$(count_loops "$fn" "\$10 == $mve && \$1 == 0 && \$3 == 0")
+    if [ "$n" -ge 1 ]; then echo "ok   $fn: a row loop with $mve scalar FMAs (mve), no gather"
+    else echo "FAIL $fn: no loop with $mve scalar FMAs (declared mve $mve)"; loops "$fn"; fail=1; fi
+    continue
+  fi
+  e=$((C / 8 * mve))
+  if [ "$x" = gather ]; then
+    n=$(count_loops "$fn" "\$1 == $e && \$2 == $e && \$5 == $e && \$6 == $e && \$3 == 0 && \$4 == 0")
+    report "$fn" "$n" "$e x (index load, vgatherdpd, vfmadd231pd zmm), no stack or scalar arithmetic"
+    need "$fn" 'vscatterdpd' "scatter (original order)"
+  else
+    n=$(count_loops "$fn" "\$1 == 0 && \$2 == $e && \$7 == $e && \$8 == 8 * $e && \$6 == $e && \$3 == 0 && \$4 == 0")
+    report "$fn" "$n" "$e x (8 scalar x loads, vinsertf64x4, vfmadd231pd zmm), no gather, stack or scalar arithmetic"
+  fi
+  if [ "$runs" = 1 ]; then
+    n=$(count_loops "$fn" "\$1 == 0 && \$2 == $e && \$9 == $e && \$5 == 0 && \$3 == 0 && \$4 == 0")
+    report "$fn" "$n" "$e x (masked x load, vfmadd231pd zmm) over run columns, no index load"
+  fi
+  need "$fn" 'vmovupd[ \t]+ZMMWORD PTR \[[^]]*\]\{k[1-7]\}' "masked store (last chunk)"
+  if [ "$nt" = 1 ]; then need "$fn" 'vmovntpd' "streaming store"
+  elif has "$fn" 'vmovntpd'; then echo "FAIL $fn: streaming store in a variant without nt"; fail=1; fi
+done <"$decl"
 exit $fail

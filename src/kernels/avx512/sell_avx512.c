@@ -1,26 +1,30 @@
 /* SELL-C-sigma kernels for AVX-512, C = 8, 16, 32, 64 (Kreutzer et al., SIAM J. Sci. Comput. 36(5), 2014;
- * MVE as in Alappat et al., PMBS 2020, Sect. V).
+ * MVE as in Alappat et al., PMBS 2020, Sect. V), with run columns and two x-access variants.
  *
  * Chunk k, lane r, entry j is at chunkptr[k] + j*C + r: one chunk column is C/8 zmm vectors of values (aligned:
- * the library allocates 64-byte aligned arrays and chunkptr[k] is a multiple of C >= 8) and C/8 ymm vectors of
- * 32-bit column indices, gathered from x with vgatherdpd (scale 8).
+ * the library allocates 64-byte aligned arrays and chunkptr[k] is a multiple of C >= 8).
+ *  - Run columns (the first chunkruns[k] columns, see spmv_sell): lane r reads x[runbase[q] + r], one masked
+ *    unaligned zmm load of x per 8 lanes (the mask byte says which lanes hold an entry, so no lane reads past x),
+ *    no index load.
+ *  - Gather columns: C/8 ymm vectors of 32-bit column indices, x fetched either with vgatherdpd (variant "gather")
+ *    or with 8 scalar loads and 7 inserts per vector (variant "emul": vmovsd + vmovhpd pairs, vinsertf128,
+ *    vinsertf64x4). On AMD Zen 5 a zmm vgatherdpd costs 14.7 cy (spmv-machine) while the emulation issues 8
+ *    scalar index loads, 8 x loads and 7 shuffles (about 4-5 cy): the emulation is about twice as fast there. On
+ *    Intel server cores the hardware gather is the faster one. The family measures both once (family.c).
  *
  * MVE: C/8 zmm accumulators per chunk column, times U independent sets along the chunk length (U consecutive
- * columns go to U sets, summed once per chunk), so each accumulator's FMA chain gets one FMA per U chunk columns.
- * The gathers bound the loop (one zmm gather per ~2.7-5 cycles on Ice Lake / Sapphire Rapids), so NV*U >= 4
- * chains keep the 4-cycle FMA latency off the critical path; U is the smallest such value with U >= 2.
- * Chunk lengths that are not a multiple of U finish with single columns into the first set.
+ * columns go to U sets, summed once per chunk), so each accumulator's FMA chain gets one FMA per U chunk columns:
+ * U = 4 for C = 8 (4 chains), 2 for C = 16..64 (4..16 chains). Run columns and gather columns use the same sets.
  *
  * y: contiguous (masked in the last chunk past rows) in the permuted order, scattered through perm in the
- * original order. The "-nt" variants write y with non-temporal stores (permuted order, 64-byte aligned y; else
- * ordinary stores) and so save the write-allocate: 8 bytes per row instead of 16. The registry picks them only
- * when asked for (SPMV_SELL_NT=1 when the matrix is built) and the matrix is in the permuted order: streaming
- * stores pay off only when y does not stay in a cache. */
+ * original order (vscatterdpd in the gather variant, scalar stores in the emul variant). The "-nt" variants write
+ * y with non-temporal stores (permuted order, 64-byte aligned y; else ordinary stores) and so save the
+ * write-allocate: 8 bytes per row instead of 16. The registry picks them only when asked for (SPMV_SELL_NT=1 or
+ * nt_stores when the matrix is built) and the matrix is in the permuted order. */
 #include "avx512_intrin.h"
 #include "avx512_kernels.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 
 /* Unroll along the chunk length (unit: chunk columns) = independent accumulator sets, per chunk height. */
 enum {
@@ -30,11 +34,31 @@ enum {
     SELL_AVX512_UNROLL_C64 = 2  /* 8 zmm per column: 2 sets -> 16 chains (16 of the 32 zmm registers) */
 };
 enum { SELL_NV_MAX = 8, SELL_U_MAX = 4 }; /* bounds of the accumulator array (zmm per column, sets) */
+enum { SELL_X_GATHER = 0, SELL_X_EMUL = 1 }; /* x access, a compile-time constant after inlining */
+
+/* x[c[0..7]] by scalar loads and inserts */
+SPMV_AVX512_INLINE __m512d emul_gather8(const int32_t *c, const double *x)
+{
+    const __m128d p0 = _mm_loadh_pd(_mm_load_sd(x + c[0]), x + c[1]);
+    const __m128d p1 = _mm_loadh_pd(_mm_load_sd(x + c[2]), x + c[3]);
+    const __m128d p2 = _mm_loadh_pd(_mm_load_sd(x + c[4]), x + c[5]);
+    const __m128d p3 = _mm_loadh_pd(_mm_load_sd(x + c[6]), x + c[7]);
+    const __m256d q0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
+    const __m256d q1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p2), p3, 1);
+    return _mm512_insertf64x4(_mm512_castpd256_pd512(q0), q1, 1);
+}
+
+/* x at the 8 indices c[0..7] (32-byte aligned), by the variant X */
+SPMV_AVX512_INLINE __m512d gather8(const int32_t *c, const double *x, const int X)
+{
+    if (X == SELL_X_EMUL) return emul_gather8(c, x);
+    return _mm512_i32gather_pd(_mm256_load_si256((const __m256i *)c), x, 8);
+}
 
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
  * order, y 64-byte aligned). */
 SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d *acc, double alpha, double beta,
-                                   double *y, const int C, const int mode, const int nt)
+                                   double *y, const int C, const int mode, const int nt, const int X)
 {
     const int NV = C / 8;
     const int64_t i0 = (int64_t)k * C;
@@ -64,7 +88,21 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
                 _mm512_mask_storeu_pd(yk + 8 * v, m, r);
             }
         }
-    } else { /* original order: y[perm[i]], perm read as 8 x int32 (masked past rows: perm has only rows entries) */
+    } else if (X == SELL_X_EMUL) { /* original order: y[perm[i]] by scalar loads and stores */
+        const int32_t *pk = S->perm + i0;
+        SPMV_UNROLL_FULL
+        for (int v = 0; v < NV; v++) {
+            __m512d r = acc[v];
+            if (mode != SPMV_Y_SET) r = _mm512_mul_pd(va, r);
+            double t[8];
+            _mm512_storeu_pd(t, r);
+            const int64_t n = rem - 8 * v < 8 ? rem - 8 * v : 8;
+            for (int64_t l = 0; l < n; l++) {
+                double *yl = y + pk[8 * v + l];
+                *yl = mode == SPMV_Y_AXPBY ? beta * *yl + t[l] : t[l];
+            }
+        }
+    } else { /* original order: y[perm[i]] by gather and scatter (perm read masked past rows) */
         const int32_t *pk = S->perm + i0;
         SPMV_UNROLL_FULL
         for (int v = 0; v < NV; v++) {
@@ -87,42 +125,64 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
 }
 
 /* chunks [c0,c1): y[row(i)] = beta*y[row(i)] + alpha*sum_j val[i,j]*x[col[i,j]] for the C rows i of each chunk,
- * row(i) = i (permuted order) or perm[i] (original order); C, U, mode are compile-time constants after inlining. */
+ * row(i) = i (permuted order) or perm[i] (original order); C, U, mode, nt, X are compile-time constants after
+ * inlining. */
 SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,
                                     const double *restrict x, double beta, double *restrict y, const int C,
-                                    const int U, const int mode, const int nt)
+                                    const int U, const int mode, const int nt, const int X)
 {
     const int NV = C / 8;
     const int64_t *chunkptr = S->chunkptr;
     const int32_t *chunklen = S->chunklen;
+    const int32_t *chunkruns = S->chunkruns; /* NULL: no run columns */
     const double *val = S->val;
     const int32_t *col = S->col;
     for (int32_t k = c0; k < c1; k++) {
         const double *vp = val + chunkptr[k];  /* 64-byte aligned */
         const int32_t *cp = col + chunkptr[k]; /* 32-byte aligned */
         const int32_t len = chunklen[k];
-        const int32_t lenU = len - len % U;
         __m512d acc[SELL_U_MAX][SELL_NV_MAX];
         SPMV_UNROLL_FULL
         for (int u = 0; u < U; u++)
             SPMV_UNROLL_FULL
             for (int v = 0; v < NV; v++) acc[u][v] = _mm512_setzero_pd();
         int32_t j = 0;
+        if (chunkruns) { /* run columns: contiguous masked loads of x, no indices */
+            const int32_t R = chunkruns[k], RU = R - R % U;
+            const int32_t *rb = S->runbase + S->runptr[k];
+            const __mmask8 *rm = (const __mmask8 *)(S->runmask + S->runptr[k] * NV); /* NV mask bytes per column */
+            for (; j < RU; j += U, vp += U * C, rb += U, rm += U * NV) {
+                SPMV_UNROLL_FULL
+                for (int u = 0; u < U; u++)
+                    SPMV_UNROLL_FULL
+                    for (int v = 0; v < NV; v++) {
+                        const __m512d xv = _mm512_maskz_loadu_pd(rm[u * NV + v], x + rb[u] + 8 * v);
+                        acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                    }
+            }
+            for (; j < R; j++, vp += C, rb++, rm += NV) {
+                SPMV_UNROLL_FULL
+                for (int v = 0; v < NV; v++) {
+                    const __m512d xv = _mm512_maskz_loadu_pd(rm[v], x + rb[0] + 8 * v);
+                    acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
+                }
+            }
+            cp += (int64_t)R * C;
+        }
+        const int32_t lenU = len - (len - j) % U;
         for (; j < lenU; j += U, vp += U * C, cp += U * C) {
             SPMV_UNROLL_FULL
             for (int u = 0; u < U; u++)
                 SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
-                    const __m256i idx = _mm256_load_si256((const __m256i *)(cp + u * C + 8 * v));
-                    const __m512d xv = _mm512_i32gather_pd(idx, x, 8);
+                    const __m512d xv = gather8(cp + u * C + 8 * v, x, X);
                     acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
                 }
         }
-        for (; j < len; j++, vp += C, cp += C) { /* remainder: len % U columns */
+        for (; j < len; j++, vp += C, cp += C) { /* remainder: (len - runs) % U columns */
             SPMV_UNROLL_FULL
             for (int v = 0; v < NV; v++) {
-                const __m256i idx = _mm256_load_si256((const __m256i *)(cp + 8 * v));
-                const __m512d xv = _mm512_i32gather_pd(idx, x, 8);
+                const __m512d xv = gather8(cp + 8 * v, x, X);
                 acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
             }
         }
@@ -131,22 +191,22 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
         for (int v = 0; v < NV; v++)
             SPMV_UNROLL_FULL
             for (int u = 1; u < U; u++) acc[0][v] = _mm512_add_pd(acc[0][v], acc[u][v]);
-        sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt);
+        sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt, X);
     }
 }
 
-/* Dispatch on the alpha/beta case once per call. nt_ok: the caller asks for non-temporal stores. */
+/* Dispatch on the alpha/beta case once per call. nt_ok: non-temporal stores wanted. */
 SPMV_AVX512_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,
-                                      double beta, double *y, const int C, const int U, const int nt_ok)
+                                      double beta, double *y, const int C, const int U, const int nt_ok, const int X)
 {
     /* streaming stores need 64-byte aligned y (then every chunk's y block is aligned: C*8 bytes, C >= 8) */
     const int nt = nt_ok && S->permuted && ((uintptr_t)y & 63) == 0;
     if (beta != 0.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X);
     else if (alpha != 1.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X);
     else
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt); /* fast path y = A x */
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X); /* fast path y = A x */
     if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */
 }
 
@@ -157,44 +217,57 @@ static int sell_avx512_aligned(const spmv_sell *S)
            (S->nchunks == 0 || (S->chunkptr[0] & 7) == 0);
 }
 
-/* Non-temporal stores on request (SPMV_SELL_NT=1), only in the permuted order where y is written contiguously. */
-static int sell_avx512_nt_requested(const spmv_sell *S)
-{
-    const char *e = getenv(SPMV_SELL_NT_ENV); /* benchmark override */
-    return S->permuted && (S->nt_stores || (e && *e && *e != '0'));
-}
+/* Traffic per multiply: 12 bytes per stored gather-column entry (value + index), 8.125 per run-column lane (value +
+ * mask bit) and 4 per run column (its base), 16 per row (y store + write-allocate; 8 with non-temporal stores, no
+ * write-allocate), 12 per chunk (int64 chunk offset + int32 chunk length; the run offset and count are counted with
+ * the runs). */
+#define SELL_AVX512_TRAFFIC(ROW)                                                                                   \
+    {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4}
 
-/* Traffic per multiply: 12 bytes per stored entry (value + index), 16 per row (y store + write-allocate; 8 with
- * non-temporal stores, no write-allocate), 12 per chunk (int64 chunk offset + int32 chunk length). */
-#define SELL_AVX512_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2}
-#define SELL_AVX512_NT_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 8, .bytes_per_chunk = 12, .flops_per_entry = 2}
+/* One kernel: chunk height CC, x access XN (gather | emul), NT (0 | 1). */
+#define SELL_AVX512_KERNEL(CC, XN, XC, XS, NT, NTN, NTS)                                                                \
+    static void sell_avx512_##XN##NTN##_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,          \
+                                              const double *x, double beta, double *y)                            \
+    {                                                                                                              \
+        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, NT, XC);                        \
+    }                                                                                                              \
+    static int sell_avx512_##XN##NTN##_accepts_c##CC(const spmv_sell *S)                                           \
+    {                                                                                                              \
+        return S->C == CC && sell_avx512_aligned(S);                                                               \
+    }                                                                                                              \
+    const spmv_kernel SPMV_AVX512_SYM(k_sell_avx512_##XN##NTN##_c##CC) = {                                        \
+        .name = "sell-avx512-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX512,                                        \
+        .sell = sell_avx512_##XN##NTN##_c##CC, .traffic = SELL_AVX512_TRAFFIC(NT ? 8 : 16),                        \
+        .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 8, .mve = SELL_AVX512_UNROLL_C##CC, .x = XS,       \
+                  .runs = 1},                                                                                      \
+        .nt = NT, .accepts = sell_avx512_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX512_DEFINE(CC)                                                                                     \
-    static void sell_avx512_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,      \
-                                  double beta, double *y)                                                          \
-    {                                                                                                              \
-        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, 0);                             \
-    }                                                                                                              \
-    static void sell_avx512_nt_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,   \
-                                     double beta, double *y)                                                       \
-    {                                                                                                              \
-        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, 1);                             \
-    }                                                                                                              \
-    static int sell_avx512_accepts_c##CC(const spmv_sell *S) { return S->C == CC && sell_avx512_aligned(S); }    \
-    static int sell_avx512_nt_accepts_c##CC(const spmv_sell *S)                                                    \
-    {                                                                                                              \
-        return sell_avx512_accepts_c##CC(S) && sell_avx512_nt_requested(S);                                       \
-    }                                                                                                              \
-    const spmv_kernel spmv__k_sell_avx512_c##CC = {.name = "sell-avx512-C" #CC, .arch = SPMV_ARCH_AVX512,          \
-                                                   .C = CC, .sell = sell_avx512_c##CC,                             \
-                                                   .traffic = SELL_AVX512_TRAFFIC,                                 \
-                                                   .accepts = sell_avx512_accepts_c##CC};                          \
-    const spmv_kernel spmv__k_sell_avx512_nt_c##CC = {.name = "sell-avx512-nt-C" #CC, .arch = SPMV_ARCH_AVX512,    \
-                                                      .C = CC, .sell = sell_avx512_nt_c##CC,                       \
-                                                      .traffic = SELL_AVX512_NT_TRAFFIC,                           \
-                                                      .accepts = sell_avx512_nt_accepts_c##CC};
+    SELL_AVX512_KERNEL(CC, gather, SELL_X_GATHER, SPMV_X_GATHER, 0, , "")                                         \
+    SELL_AVX512_KERNEL(CC, emul, SELL_X_EMUL, SPMV_X_EMUL, 0, , "")                                               \
+    SELL_AVX512_KERNEL(CC, gather, SELL_X_GATHER, SPMV_X_GATHER, 1, _nt, "-nt")                                   \
+    SELL_AVX512_KERNEL(CC, emul, SELL_X_EMUL, SPMV_X_EMUL, 1, _nt, "-nt")
 
 SELL_AVX512_DEFINE(8)
 SELL_AVX512_DEFINE(16)
 SELL_AVX512_DEFINE(32)
 SELL_AVX512_DEFINE(64)
+
+/* The emulated or the hardware gather on an L1-resident x, for the family's choice (family.c), which times it:
+ * `reps` passes over 64 indices. */
+double SPMV_AVX512_SYM(avx512_gather_probe)(int emul, const int32_t *idx, const double *x, int reps)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < 64; i += 16) {
+            if (emul) {
+                a0 = _mm512_add_pd(a0, emul_gather8(idx + i, x));
+                a1 = _mm512_add_pd(a1, emul_gather8(idx + i + 8, x));
+            } else {
+                a0 = _mm512_add_pd(a0, _mm512_i32gather_pd(_mm256_load_si256((const __m256i *)(idx + i)), x, 8));
+                a1 = _mm512_add_pd(a1, _mm512_i32gather_pd(_mm256_load_si256((const __m256i *)(idx + i + 8)), x, 8));
+            }
+        }
+    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+}

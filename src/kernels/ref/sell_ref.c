@@ -31,7 +31,13 @@ static void sell_ref(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, c
 
 /* Traffic per multiply: 12 bytes per stored entry (value + index), 16 per row (y store + write-allocate),
  * 12 per chunk (int64 chunk offset + int32 chunk length). */
+static int sell_ref_accepts(const spmv_sell *S) { return S != NULL; }
+
+/* Run columns are read through col[] like every other column (the run metadata is not touched). */
 const spmv_kernel spmv__k_sell_ref = {
-    .name = "sell-ref", .arch = SPMV_ARCH_REF, .C = 0, .sell = sell_ref,
+    .name = "sell-ref", .arch = SPMV_ARCH_REF, .sell = sell_ref,
     .traffic = {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2},
+    /* one accumulator per lane (a block of LANES lanes at a time), scalar loads */
+    .shape = {.format = SPMV_FORMAT_SELL, .C = 0, .width = 1, .mve = 1, .x = SPMV_X_SCALAR, .runs = 0},
+    .accepts = sell_ref_accepts,
 };

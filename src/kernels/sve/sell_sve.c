@@ -149,14 +149,18 @@ static int accepts_cm(const spmv_sell *S) { return S && S->C > 0 && S->C % (int3
  * 16 per row (y store + write-allocate), 12 per chunk (int64 chunk offset + int32 chunk length); 2 flops per
  * nonzero. With beta != 0, y is read as well (not part of the beta = 0 declaration, see spmv_traffic). */
 #define SELL_SVE_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2}
+/* C/VL accumulators in one set (no unroll along the chunk), VL doubles per vector, hardware gathers; run columns are
+ * read through col[] like the others */
+#define SELL_SVE_SHAPE                                                                                             \
+    {.format = SPMV_FORMAT_SELL, .C = 0, .width = 0, .mve = 1, .x = SPMV_X_GATHER, .runs = 0}
 
-const spmv_kernel spmv__k_sell_sve_c1 = {.name = "sell-sve-C1xVL", .arch = SPMV_ARCH_SVE, .C = 0,
-                                         .sell = sell_sve_c1, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c1};
-const spmv_kernel spmv__k_sell_sve_c2 = {.name = "sell-sve-C2xVL", .arch = SPMV_ARCH_SVE, .C = 0,
-                                         .sell = sell_sve_c2, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c2};
-const spmv_kernel spmv__k_sell_sve_c4 = {.name = "sell-sve-C4xVL", .arch = SPMV_ARCH_SVE, .C = 0,
-                                         .sell = sell_sve_c4, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c4};
-const spmv_kernel spmv__k_sell_sve_c8 = {.name = "sell-sve-C8xVL", .arch = SPMV_ARCH_SVE, .C = 0,
-                                         .sell = sell_sve_c8, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_c8};
-const spmv_kernel spmv__k_sell_sve_cm = {.name = "sell-sve-CmxVL", .arch = SPMV_ARCH_SVE, .C = 0,
-                                         .sell = sell_sve_cm, .traffic = SELL_SVE_TRAFFIC, .accepts = accepts_cm};
+const spmv_kernel spmv__k_sell_sve_c1 = {.name = "sell-sve-C1xVL", .arch = SPMV_ARCH_SVE, .sell = sell_sve_c1,
+                                         .traffic = SELL_SVE_TRAFFIC, .shape = SELL_SVE_SHAPE, .accepts = accepts_c1};
+const spmv_kernel spmv__k_sell_sve_c2 = {.name = "sell-sve-C2xVL", .arch = SPMV_ARCH_SVE, .sell = sell_sve_c2,
+                                         .traffic = SELL_SVE_TRAFFIC, .shape = SELL_SVE_SHAPE, .accepts = accepts_c2};
+const spmv_kernel spmv__k_sell_sve_c4 = {.name = "sell-sve-C4xVL", .arch = SPMV_ARCH_SVE, .sell = sell_sve_c4,
+                                         .traffic = SELL_SVE_TRAFFIC, .shape = SELL_SVE_SHAPE, .accepts = accepts_c4};
+const spmv_kernel spmv__k_sell_sve_c8 = {.name = "sell-sve-C8xVL", .arch = SPMV_ARCH_SVE, .sell = sell_sve_c8,
+                                         .traffic = SELL_SVE_TRAFFIC, .shape = SELL_SVE_SHAPE, .accepts = accepts_c8};
+const spmv_kernel spmv__k_sell_sve_cm = {.name = "sell-sve-CmxVL", .arch = SPMV_ARCH_SVE, .sell = sell_sve_cm,
+                                         .traffic = SELL_SVE_TRAFFIC, .shape = SELL_SVE_SHAPE, .accepts = accepts_cm};

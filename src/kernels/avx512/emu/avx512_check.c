@@ -12,7 +12,7 @@
  *   With SPMV_EMU_WITH_LIBRARY (the CTest build), also on matrices built by the library itself
  *   (spmv_sell_from_crs on HPCG, a Laplacian and small shared Matrix Market files).
  * Tolerance: |y - y_ref| <= 1e-12 * (|alpha| |A||x| + |beta y0|)_i, the issues' bound.
- * Build and run: src/kernels/avx512/emu/run_check.sh (with AddressSanitizer/UBSan), or ctest -R avx512_emu. */
+ * Run: ctest -R avx512_emu (the sanitizer build of the test suite runs it under ASan/UBSan). */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign, setenv */
 #include "avx512_kernels.h"
 #include "kernel.h"
@@ -233,14 +233,22 @@ static void compare(const double *y, const double *yr, const double *y0, const d
     }
 }
 
-static const spmv_kernel *sell_kernel_for(int32_t C, int nt)
+#define KS(n) &SPMV_AVX512_SYM(n)
+/* The kernel for C, non-temporal stores nt, x access emul (0: gather, 1: emulated). */
+static const spmv_kernel *sell_kernel_for(int32_t C, int nt, int emul)
 {
-    switch (C) {
-    case 8: return nt ? &spmv__k_sell_avx512_nt_c8 : &spmv__k_sell_avx512_c8;
-    case 16: return nt ? &spmv__k_sell_avx512_nt_c16 : &spmv__k_sell_avx512_c16;
-    case 32: return nt ? &spmv__k_sell_avx512_nt_c32 : &spmv__k_sell_avx512_c32;
-    default: return nt ? &spmv__k_sell_avx512_nt_c64 : &spmv__k_sell_avx512_c64;
-    }
+    static const spmv_kernel *const k[4][2][2] = {
+        {{KS(k_sell_avx512_gather_c8), KS(k_sell_avx512_emul_c8)},
+         {KS(k_sell_avx512_gather_nt_c8), KS(k_sell_avx512_emul_nt_c8)}},
+        {{KS(k_sell_avx512_gather_c16), KS(k_sell_avx512_emul_c16)},
+         {KS(k_sell_avx512_gather_nt_c16), KS(k_sell_avx512_emul_nt_c16)}},
+        {{KS(k_sell_avx512_gather_c32), KS(k_sell_avx512_emul_c32)},
+         {KS(k_sell_avx512_gather_nt_c32), KS(k_sell_avx512_emul_nt_c32)}},
+        {{KS(k_sell_avx512_gather_c64), KS(k_sell_avx512_emul_c64)},
+         {KS(k_sell_avx512_gather_nt_c64), KS(k_sell_avx512_emul_nt_c64)}},
+    };
+    const int ci = C == 8 ? 0 : C == 16 ? 1 : C == 32 ? 2 : 3;
+    return k[ci][nt ? 1 : 0][emul ? 1 : 0];
 }
 
 /* One SELL matrix: every kernel variant, alpha/beta, y alignment and range split. */
@@ -264,8 +272,9 @@ static void check_sell(const spmv_sell *S, const char *desc)
     double *yu_base = xalloc(sizeof(double) * (size_t)(n + 1), 64); /* y + 1: 8-byte aligned only */
     char *mark = xalloc((size_t)n, 64);
     const int32_t nc = S->nchunks;
-    for (int nt = 0; nt < 2; nt++) {
-        const spmv_kernel *K = sell_kernel_for(S->C, nt);
+    for (int variant = 0; variant < 4; variant++) {
+        const int nt = variant / 2;
+        const spmv_kernel *K = sell_kernel_for(S->C, nt, variant % 2);
         for (int ab = 0; ab < NAB; ab++) {
             const double alpha = AB[ab][0], beta = AB[ab][1];
             for (int al = 0; al < 2; al++) {
@@ -371,7 +380,7 @@ static void check_crs(const spmv_crs *A, const char *desc)
             memcpy(y, y0, sizeof(double) * (size_t)n);
             for (int t = 0; t < nr; t++) {
                 spmv__k_crs_ref.crs(A, cut[t], cut[t + 1], alpha, x, beta, yr);
-                spmv__k_crs_avx512.crs(A, cut[t], cut[t + 1], alpha, x, beta, y);
+                SPMV_AVX512_SYM(k_crs_avx512).crs(A, cut[t], cut[t + 1], alpha, x, beta, y);
                 for (int32_t i = cut[t]; i < cut[t + 1]; i++) mark[i] = 1;
             }
             char what[256];
@@ -438,7 +447,7 @@ static void check_library_matrix(const spmv_crs *A, const char *name)
                 spmv_status st = spmv_sell_from_crs(A, &o, &S);
                 CHECK(st == SPMV_OK, "%s: spmv_sell_from_crs C=%d: %s", name, o.C, spmv_last_error());
                 if (st != SPMV_OK) continue;
-                const spmv_kernel *K = sell_kernel_for(o.C, 0);
+                const spmv_kernel *K = sell_kernel_for(o.C, 0, 1);
                 CHECK(K->accepts(S), "%s: the library's SELL-%d arrays are refused (alignment)", name, o.C);
                 snprintf(desc, sizeof desc, "library %s SELL-%d-%d unroll=%d %s", name, o.C, o.sigma, o.unroll,
                          permuted ? "permuted" : "original");
@@ -477,24 +486,34 @@ static void test_library(void)
 static void test_descriptors(void)
 {
     int n = 0, ncrs = 0;
-    for (const spmv_kernel *const *k = spmv__avx512_kernels; *k; k++, n++) {
+    const spmv_family *f = &SPMV_AVX512_SYM(family_avx512);
+    CHECK(strcmp(f->name, "avx512") == 0 && f->arch == SPMV_ARCH_AVX512, "family name/arch");
+    for (const spmv_kernel *const *k = f->kernels; *k; k++, n++) {
         CHECK((*k)->arch == SPMV_ARCH_AVX512, "%s: arch", (*k)->name);
         CHECK(!!(*k)->crs + !!(*k)->sell == 1, "%s: exactly one of crs/sell", (*k)->name);
         CHECK((*k)->traffic.bytes_per_entry == 12 && (*k)->traffic.flops_per_entry == 2, "%s: traffic", (*k)->name);
         if ((*k)->crs) {
             ncrs++;
             CHECK(strcmp((*k)->name, "crs-avx512") == 0 && (*k)->traffic.bytes_per_row == 24, "crs descriptor");
+            CHECK((*k)->shape.format == SPMV_FORMAT_CRS && (*k)->shape.width == 1 && (*k)->shape.mve == 4 &&
+                      (*k)->shape.x == SPMV_X_SCALAR,
+                  "crs shape");
         } else {
-            char want[32];
-            int nt = strstr((*k)->name, "-nt-") != NULL;
-            snprintf(want, sizeof want, "sell-avx512-%sC%d", nt ? "nt-" : "", (*k)->C);
+            char want[40];
+            const int nt = (*k)->nt;
+            const char *x = (*k)->shape.x == SPMV_X_EMUL ? "emul" : "gather";
+            snprintf(want, sizeof want, "sell-avx512-%s%s-C%d", x, nt ? "-nt" : "", (*k)->shape.C);
             CHECK(strcmp((*k)->name, want) == 0, "name %s, expected %s", (*k)->name, want);
             CHECK((*k)->traffic.bytes_per_row == (nt ? 8 : 16) && (*k)->traffic.bytes_per_chunk == 12,
                   "%s: traffic per row/chunk", (*k)->name);
+            CHECK((*k)->traffic.bytes_per_run_lane == 8.125 && (*k)->traffic.bytes_per_run == 4, "%s: run traffic",
+                  (*k)->name);
+            CHECK((*k)->shape.width == 8 && (*k)->shape.runs == 1 && (*k)->shape.mve == ((*k)->shape.C == 8 ? 4 : 2),
+                  "%s: shape", (*k)->name);
             CHECK((*k)->accepts != NULL, "%s: accepts", (*k)->name);
         }
     }
-    CHECK(n == 9 && ncrs == 1, "family list has %d kernels", n);
+    CHECK(n == 17 && ncrs == 1, "family list has %d kernels", n);
 
     /* registry semantics: first kernel in the list whose accepts() says yes */
     spmv_crs *A = make_crs(100, 100, SHAPE_RANDOM);
@@ -505,11 +524,12 @@ static void test_descriptors(void)
                 if (env == 1) setenv(SPMV_SELL_NT_ENV, "1", 1);
                 if (env == 2) setenv(SPMV_SELL_NT_ENV, "0", 1);
                 spmv_sell *S = make_sell(A, C, 1, 1, permuted);
-                const spmv_kernel *pick = NULL;
-                for (const spmv_kernel *const *k = spmv__avx512_kernels; *k && !pick; k++)
-                    if ((*k)->sell && (*k)->accepts(S)) pick = *k;
-                char want[32];
-                snprintf(want, sizeof want, "sell-avx512-%sC%d", env == 1 && permuted ? "nt-" : "", C);
+                const spmv_kernel *pick = NULL; /* the registry's rule: first fit with the requested nt and x */
+                const int nt = spmv__sell_nt_requested(S);
+                for (const spmv_kernel *const *k = f->kernels; *k && !pick; k++)
+                    if ((*k)->sell && (*k)->accepts(S) && (*k)->nt == nt && (*k)->shape.x == SPMV_X_EMUL) pick = *k;
+                char want[40];
+                snprintf(want, sizeof want, "sell-avx512-emul%s-C%d", env == 1 && permuted ? "-nt" : "", C);
                 if (C < 8 || C > 64)
                     CHECK(pick == NULL, "C=%d: no AVX-512 kernel expected, got %s", C, pick->name);
                 else
@@ -519,7 +539,7 @@ static void test_descriptors(void)
                 if (C >= 8 && C <= 64) {
                     double *v = S->val;
                     S->val = (double *)((char *)v + 8);
-                    CHECK(!sell_kernel_for(C, 0)->accepts(S), "C=%d: misaligned val accepted", C);
+                    CHECK(!sell_kernel_for(C, 0, 0)->accepts(S), "C=%d: misaligned val accepted", C);
                     S->val = v;
                 }
                 free_sell(S);

@@ -16,6 +16,8 @@
 typedef struct { double d[8]; } __m512d;
 typedef struct { int32_t i[8]; } __m256i;
 typedef uint8_t __mmask8;
+typedef struct { double d[2]; } __m128d;
+typedef struct { double d[4]; } __m256d;
 
 /* counters the check reads: streaming stores, scatters, gathers issued */
 extern long spmv_emu_streams, spmv_emu_scatters, spmv_emu_gathers;
@@ -140,6 +142,40 @@ static inline void _mm512_mask_i32scatter_pd(void *base, __mmask8 m, __m256i idx
 static inline void _mm512_i32scatter_pd(void *base, __m256i idx, __m512d a, int scale)
 {
     _mm512_mask_i32scatter_pd(base, 0xFF, idx, a, scale);
+}
+
+/* the emulated gather's pieces: scalar loads into halves, inserts */
+static inline __m128d _mm_load_sd(const double *p)
+{
+    __m128d r = {{*p, 0.0}};
+    return r;
+}
+static inline __m128d _mm_loadh_pd(__m128d a, const double *p)
+{
+    a.d[1] = *p;
+    return a;
+}
+static inline __m256d _mm256_castpd128_pd256(__m128d a)
+{
+    __m256d r = {{a.d[0], a.d[1], 0.0, 0.0}};
+    return r;
+}
+static inline __m256d _mm256_insertf128_pd(__m256d a, __m128d b, int imm)
+{
+    a.d[2 * (imm & 1)] = b.d[0];
+    a.d[2 * (imm & 1) + 1] = b.d[1];
+    return a;
+}
+static inline __m512d _mm512_castpd256_pd512(__m256d a)
+{
+    __m512d r = _mm512_setzero_pd();
+    for (int l = 0; l < 4; l++) r.d[l] = a.d[l];
+    return r;
+}
+static inline __m512d _mm512_insertf64x4(__m512d a, __m256d b, int imm)
+{
+    for (int l = 0; l < 4; l++) a.d[4 * (imm & 1) + l] = b.d[l];
+    return a;
 }
 
 #endif

@@ -1,0 +1,207 @@
+/* SELL-C-sigma kernels for AVX2 + FMA, C = 4, 8, 16, 32 (Kreutzer et al., SIAM J. Sci. Comput. 36(5), 2014; MVE as
+ * in Alappat et al., PMBS 2020, Sect. V), for x86 cores without AVX-512 (AMD Zen 2/3, Intel client and older server
+ * parts). The same design as the AVX-512 family (src/kernels/avx512/sell_avx512.c) on 4-double ymm registers:
+ *  - run columns (the first chunkruns[k] columns): one masked contiguous load of x per 4 lanes (vmaskmovpd; the
+ *    lane mask comes from the run's mask nibble through a 16-entry table), no index load;
+ *  - gather columns: x by vgatherdpd ymm (variant "gather") or by 4 scalar loads and an insert (variant "emul":
+ *    vmovsd + vmovhpd pairs, vinsertf128). AVX2 gathers are slow on AMD cores as well; the family times both once
+ *    per process (family.c) and uses the faster one by default.
+ * MVE: C/4 ymm accumulators per chunk column times U sets along the chunk length: U = 4 for C = 4, 2 for C = 8 and
+ * 16, 1 for C = 32 (8 chains; 16 ymm registers in all). y: contiguous in the permuted order (masked stores in the
+ * last chunk), scalar stores through perm in the original order. No non-temporal variants. */
+#include "avx2_kernels.h"
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "the AVX2 kernels are compiled with -mavx2 -mfma (cmake/SpmvIsa.cmake)"
+#endif
+
+#define AVX2_INLINE static inline __attribute__((always_inline))
+#if defined(__clang__)
+#define AVX2_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define AVX2_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+enum {
+    SELL_AVX2_UNROLL_C4 = 4,  /* 1 ymm per column: 4 sets -> 4 chains */
+    SELL_AVX2_UNROLL_C8 = 2,  /* 2 ymm per column: 2 sets -> 4 chains */
+    SELL_AVX2_UNROLL_C16 = 2, /* 4 ymm per column: 2 sets -> 8 chains */
+    SELL_AVX2_UNROLL_C32 = 1  /* 8 ymm per column: 1 set -> 8 chains */
+};
+enum { SELL_NV_MAX = 8, SELL_U_MAX = 4 };
+enum { X_GATHER = 0, X_EMUL = 1 };
+enum { Y_SET = 0, Y_SCALE = 1, Y_AXPBY = 2 };
+
+/* lane masks (sign bit per 64-bit lane) for a 4-bit run mask */
+static const int64_t lane_mask[16][4] __attribute__((aligned(32))) = {
+    {0, 0, 0, 0},    {-1, 0, 0, 0},    {0, -1, 0, 0},    {-1, -1, 0, 0},   {0, 0, -1, 0},   {-1, 0, -1, 0},
+    {0, -1, -1, 0},  {-1, -1, -1, 0},  {0, 0, 0, -1},    {-1, 0, 0, -1},   {0, -1, 0, -1},  {-1, -1, 0, -1},
+    {0, 0, -1, -1},  {-1, 0, -1, -1},  {0, -1, -1, -1},  {-1, -1, -1, -1},
+};
+
+AVX2_INLINE __m256i mask4(unsigned m) { return _mm256_load_si256((const __m256i *)lane_mask[m & 15]); }
+
+/* x[c[0..3]] by the variant X */
+AVX2_INLINE __m256d gather4(const int32_t *c, const double *x, const int X)
+{
+    if (X == X_GATHER) return _mm256_i32gather_pd(x, _mm_load_si128((const __m128i *)c), 8);
+    const __m128d p0 = _mm_loadh_pd(_mm_load_sd(x + c[0]), x + c[1]);
+    const __m128d p1 = _mm_loadh_pd(_mm_load_sd(x + c[2]), x + c[3]);
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
+}
+
+/* the C results of chunk k (acc[v]: rows k*C + 4v .. +3) */
+AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, double alpha, double beta, double *y,
+                            const int C, const int mode)
+{
+    const int NV = C / 4;
+    const int64_t i0 = (int64_t)k * C, rem = (int64_t)S->rows - i0;
+    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
+    AVX2_UNROLL
+    for (int v = 0; v < NV; v++) {
+        __m256d r = acc[v];
+        if (mode != Y_SET) r = _mm256_mul_pd(va, r);
+        const int64_t n = rem - 4 * v; /* valid lanes of this vector */
+        if (n <= 0) break;
+        if (S->permuted) {
+            double *yv = y + i0 + 4 * v;
+            if (n >= 4) {
+                if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_loadu_pd(yv), r);
+                _mm256_storeu_pd(yv, r);
+            } else {
+                const __m256i m = mask4((1u << n) - 1u);
+                if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_maskload_pd(yv, m), r);
+                _mm256_maskstore_pd(yv, m, r);
+            }
+        } else {
+            const int32_t *pk = S->perm + i0 + 4 * v;
+            double t[4];
+            _mm256_storeu_pd(t, r);
+            for (int64_t l = 0; l < (n < 4 ? n : 4); l++) {
+                double *yl = y + pk[l];
+                *yl = mode == Y_AXPBY ? beta * *yl + t[l] : t[l];
+            }
+        }
+    }
+}
+
+AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *restrict x,
+                             double beta, double *restrict y, const int C, const int U, const int mode, const int X)
+{
+    const int NV = C / 4, MB = (C + 7) / 8; /* vectors per column, mask bytes per run column */
+    for (int32_t k = c0; k < c1; k++) {
+        const double *vp = S->val + S->chunkptr[k];
+        const int32_t *cp = S->col + S->chunkptr[k];
+        const int32_t len = S->chunklen[k];
+        __m256d acc[SELL_U_MAX][SELL_NV_MAX];
+        AVX2_UNROLL
+        for (int u = 0; u < U; u++)
+            AVX2_UNROLL
+            for (int v = 0; v < NV; v++) acc[u][v] = _mm256_setzero_pd();
+        int32_t j = 0;
+        if (S->chunkruns) {
+            const int32_t R = S->chunkruns[k], RU = R - R % U;
+            const int32_t *rb = S->runbase + S->runptr[k];
+            const uint8_t *rm = S->runmask + S->runptr[k] * MB;
+            for (; j < RU; j += U, vp += U * C, rb += U, rm += U * MB) {
+                AVX2_UNROLL
+                for (int u = 0; u < U; u++)
+                    AVX2_UNROLL
+                    for (int v = 0; v < NV; v++) {
+                        const __m256d xv = _mm256_maskload_pd(x + rb[u] + 4 * v, mask4(rm[u * MB + v / 2] >> (4 * (v % 2))));
+                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v), xv, acc[u][v]);
+                    }
+            }
+            for (; j < R; j++, vp += C, rb++, rm += MB) {
+                AVX2_UNROLL
+                for (int v = 0; v < NV; v++) {
+                    const __m256d xv = _mm256_maskload_pd(x + rb[0] + 4 * v, mask4(rm[v / 2] >> (4 * (v % 2))));
+                    acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), xv, acc[0][v]);
+                }
+            }
+            cp += (int64_t)R * C;
+        }
+        const int32_t lenU = len - (len - j) % U;
+        for (; j < lenU; j += U, vp += U * C, cp += U * C) {
+            AVX2_UNROLL
+            for (int u = 0; u < U; u++)
+                AVX2_UNROLL
+                for (int v = 0; v < NV; v++)
+                    acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v), gather4(cp + u * C + 4 * v, x, X),
+                                                acc[u][v]);
+        }
+        for (; j < len; j++, vp += C, cp += C) {
+            AVX2_UNROLL
+            for (int v = 0; v < NV; v++)
+                acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), gather4(cp + 4 * v, x, X), acc[0][v]);
+        }
+        AVX2_UNROLL
+        for (int v = 0; v < NV; v++)
+            AVX2_UNROLL
+            for (int u = 1; u < U; u++) acc[0][v] = _mm256_add_pd(acc[0][v], acc[u][v]);
+        sell_store(S, k, acc[0], alpha, beta, y, C, mode);
+    }
+}
+
+AVX2_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                               double *y, const int C, const int U, const int X)
+{
+    if (beta != 0.0)
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X);
+    else if (alpha != 1.0)
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X);
+    else
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X);
+}
+
+/* aligned value loads (32 bytes) and index loads (16 bytes) at every chunk start */
+static int sell_avx2_aligned(const spmv_sell *S)
+{
+    return ((uintptr_t)S->val & 31) == 0 && ((uintptr_t)S->col & 15) == 0 &&
+           (S->nchunks == 0 || (S->chunkptr[0] & 3) == 0);
+}
+
+/* Traffic: as the AVX-512 family (12 B per gather-column entry, 8.125 per run lane, 4 per run column, 16 per row,
+ * 12 per chunk). */
+#define SELL_AVX2_TRAFFIC                                                                                          \
+    {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2,                    \
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4}
+
+#define SELL_AVX2_KERNEL(CC, XN, XC, XS)                                                                           \
+    static void sell_avx2_##XN##_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, \
+                                       double beta, double *y)                                                     \
+    {                                                                                                              \
+        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX2_UNROLL_C##CC, XC);                              \
+    }                                                                                                              \
+    static int sell_avx2_##XN##_accepts_c##CC(const spmv_sell *S) { return S->C == CC && sell_avx2_aligned(S); }  \
+    const spmv_kernel spmv__k_sell_avx2_##XN##_c##CC = {                                                           \
+        .name = "sell-avx2-" #XN "-C" #CC, .arch = SPMV_ARCH_AVX2, .sell = sell_avx2_##XN##_c##CC,                 \
+        .traffic = SELL_AVX2_TRAFFIC,                                                                              \
+        .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 4, .mve = SELL_AVX2_UNROLL_C##CC, .x = XS,        \
+                  .runs = 1},                                                                                      \
+        .accepts = sell_avx2_##XN##_accepts_c##CC};
+
+#define SELL_AVX2_DEFINE(CC)                                                                                       \
+    SELL_AVX2_KERNEL(CC, gather, X_GATHER, SPMV_X_GATHER)                                                          \
+    SELL_AVX2_KERNEL(CC, emul, X_EMUL, SPMV_X_EMUL)
+
+SELL_AVX2_DEFINE(4)
+SELL_AVX2_DEFINE(8)
+SELL_AVX2_DEFINE(16)
+SELL_AVX2_DEFINE(32)
+
+double spmv__avx2_gather_probe(int emul, const int32_t *idx, const double *x, int reps)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < 64; i += 8) {
+            a0 = _mm256_add_pd(a0, gather4(idx + i, x, emul ? X_EMUL : X_GATHER));
+            a1 = _mm256_add_pd(a1, gather4(idx + i + 4, x, emul ? X_EMUL : X_GATHER));
+        }
+    double t[4];
+    _mm256_storeu_pd(t, _mm256_add_pd(a0, a1));
+    return t[0] + t[1] + t[2] + t[3];
+}

@@ -1,0 +1,88 @@
+/* Scalar CRS kernel body shared by the x86 SIMD families (included by src/kernels/avx512/crs_avx512.c and
+ * src/kernels/avx2/crs_avx2.c, so it is compiled with each family's flags: FMA, no gathers).
+ *
+ * Scalar FMAs with SPMV_CRS_SCALAR_ACCS independent partial sums per row (MVE, Alappat et al., PMBS 2020, Sect. V).
+ * Why scalar: on the x86 cores measured (AMD Zen 5: zmm vgatherdpd 14.7 cy, spmv-machine) a vectorized row -- one
+ * gather and one horizontal reduction per row -- loses to scalar code that issues an index load, an x load and a
+ * value load per entry at 3-4 loads per cycle, and short rows (5 entries: a 2D Laplacian) lose most (a masked
+ * gather, the mask set-up and the reduction per row). The partial sums break the FMA latency chain (4 cy) of long
+ * rows; consecutive rows are independent, so out-of-order execution overlaps them. */
+#ifndef SPMV_CRS_SCALAR_H
+#define SPMV_CRS_SCALAR_H
+
+#include "kernel.h"
+
+#include <stdint.h>
+
+/* MVE: independent scalar partial sums per row (unit: accumulators), unrolled by as many entries per step. */
+#define SPMV_CRS_SCALAR_ACCS 4
+
+/* sum_k v[k]*x[c[k]], k in [0, n) */
+static inline __attribute__((always_inline)) double spmv__crs_row_scalar(int64_t n, const double *restrict v,
+                                                                         const int32_t *restrict c,
+                                                                         const double *restrict x)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int64_t k = 0;
+    for (; k + SPMV_CRS_SCALAR_ACCS <= n; k += SPMV_CRS_SCALAR_ACCS) {
+        s0 = __builtin_fma(v[k], x[c[k]], s0);
+        s1 = __builtin_fma(v[k + 1], x[c[k + 1]], s1);
+        s2 = __builtin_fma(v[k + 2], x[c[k + 2]], s2);
+        s3 = __builtin_fma(v[k + 3], x[c[k + 3]], s3);
+    }
+    switch (n - k) { /* remainder: 0..3 entries, each into its own sum */
+    case 3: s2 = __builtin_fma(v[k + 2], x[c[k + 2]], s2); /* fall through */
+    case 2: s1 = __builtin_fma(v[k + 1], x[c[k + 1]], s1); /* fall through */
+    case 1: s0 = __builtin_fma(v[k], x[c[k]], s0); /* fall through */
+    default: break;
+    }
+    return (s0 + s1) + (s2 + s3);
+}
+
+enum { SPMV_CRS_Y_SET = 0, SPMV_CRS_Y_SCALE = 1, SPMV_CRS_Y_AXPBY = 2 };
+
+/* y[r] = beta*y[r] + alpha*sum_j A[r,j]*x[j], rows [r0,r1); mode is a compile-time constant after inlining */
+static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const spmv_crs *A, int32_t r0, int32_t r1,
+                                                                        double alpha, const double *restrict x,
+                                                                        double beta, double *restrict y,
+                                                                        const int mode)
+{
+    const int64_t *rp = A->rowptr;
+    const int32_t *col = A->col;
+    const double *val = A->val;
+    int64_t b = rp[r0];
+    for (int32_t r = r0; r < r1; r++) {
+        const int64_t e = rp[r + 1];
+        const double s = spmv__crs_row_scalar(e - b, val + b, col + b, x);
+        b = e;
+        if (mode == SPMV_CRS_Y_SET)
+            y[r] = s;
+        else if (mode == SPMV_CRS_Y_SCALE)
+            y[r] = alpha * s;
+        else
+            y[r] = beta * y[r] + alpha * s;
+    }
+}
+
+/* The kernel function: the alpha/beta case dispatched once per call. The driver never calls a kernel on a matrix
+ * without entries (col/val may be NULL there). */
+static inline __attribute__((always_inline)) void spmv__crs_scalar(const spmv_crs *A, int32_t r0, int32_t r1,
+                                                                   double alpha, const double *x, double beta,
+                                                                   double *y)
+{
+    if (r0 >= r1) return;
+    if (beta != 0.0)
+        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_AXPBY);
+    else if (alpha != 1.0)
+        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_SCALE);
+    else
+        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_SET); /* fast path y = A x */
+}
+
+/* Traffic and shape of the scalar CRS kernels: 12 bytes per entry (8-byte value + 4-byte index), 24 per row (8-byte
+ * row offset, y store 8, y write-allocate 8; the paper's N_nzr*(12 + 8 alpha) + 20 assumes 4-byte offsets). */
+#define SPMV_CRS_SCALAR_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 24, .bytes_per_chunk = 0, .flops_per_entry = 2}
+#define SPMV_CRS_SCALAR_SHAPE                                                                                      \
+    {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = SPMV_CRS_SCALAR_ACCS, .x = SPMV_X_SCALAR, .runs = 0}
+
+#endif
