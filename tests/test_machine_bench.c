@@ -94,6 +94,11 @@ static void test_isa_registry(void)
     CU_ASSERT_PTR_NULL(bench_isa_find("mmx"));
     CU_ASSERT_PTR_NULL(bench_isa_find(NULL));
     CU_ASSERT_FALSE(bench_isa_usable(NULL));
+    /* bench_isa_usable answers 0 or 1 (not a CPUID bit such as 32768) */
+    for (const bench_isa *const *i = bench_isa_all(); *i; i++) {
+        int u = bench_isa_usable(*i);
+        CU_ASSERT_TRUE(u == 0 || u == 1);
+    }
     /* the best is the first usable one in the (widest first) list */
     for (const bench_isa *const *i = bench_isa_all(); *i; i++)
         if (bench_isa_usable(*i)) {

@@ -49,12 +49,13 @@ int bench_isa_usable(const bench_isa *isa)
     if (isa == &bench_isa_scalar) return 1;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    /* libgcc's feature bits include the OS check (XGETBV: YMM/ZMM state enabled) */
+    /* libgcc's feature bits include the OS check (XGETBV: YMM/ZMM state enabled); __builtin_cpu_supports returns
+     * the feature's bit (e.g. 32768), not 1: normalised with != 0, as the function promises 0 or 1 */
 #ifdef BENCH_HAVE_AVX2
-    if (isa == &bench_isa_avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (isa == &bench_isa_avx2) return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
 #endif
 #ifdef BENCH_HAVE_AVX512
-    if (isa == &bench_isa_avx512) return __builtin_cpu_supports("avx512f");
+    if (isa == &bench_isa_avx512) return __builtin_cpu_supports("avx512f") != 0;
 #endif
 #endif
 #if defined(BENCH_HAVE_SVE) && defined(__aarch64__) && defined(__linux__)
