@@ -86,6 +86,12 @@ static spmv_crs *shared_crs(const char *name)
 
 static int32_t imin(int64_t a, int64_t b) { return (int32_t)(a < b ? a : b); }
 
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Every structural invariant of S built from A with opts; order = incoming order (identity when NULL, else the
  * RCM permutation). Returns the number of failed checks (also reported through CUnit). */
 static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opts *o, const int32_t *order)
@@ -177,30 +183,26 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
                 }
             at += n;
         }
-        /* expected run keys: every key of lane r's entries counted over the lanes (quadratic, small matrices) */
+        /* expected run keys: all keys of the chunk sorted, equal ones counted (>= T lanes: a run column) */
         int32_t nrun = 0, *keys = malloc(((size_t)tot + 1) * sizeof *keys);
-        if (T > 0)
+        if (T > 0) {
+            int64_t nk = 0;
             for (int32_t r = 0; r < nl; r++)
-                for (int32_t e = 0; e < S->rowlen[r0 + r]; e++) {
-                    int64_t key = (int64_t)lc[lst[r] + e] - r;
-                    int dup = 0, cnt = 0;
-                    for (int32_t q = 0; q < nrun; q++) dup |= keys[q] == key;
-                    if (dup) continue;
-                    for (int32_t r2 = 0; r2 < nl; r2++)
-                        for (int32_t e2 = 0; e2 < S->rowlen[r0 + r2]; e2++) cnt += (int64_t)lc[lst[r2] + e2] - r2 == key;
-                    if (cnt >= T) keys[nrun++] = (int32_t)key;
+                for (int32_t e = 0; e < S->rowlen[r0 + r]; e++) keys[nk++] = lc[lst[r] + e] - r;
+            qsort(keys, (size_t)nk, sizeof *keys, cmp_i32);
+            for (int64_t a = 0, b; a < nk; a = b) {
+                for (b = a; b < nk && keys[b] == keys[a]; b++) {
                 }
-        for (int32_t a = 1; a < nrun; a++) /* ascending */
-            for (int32_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
-                int32_t t = keys[b];
-                keys[b] = keys[b - 1], keys[b - 1] = t;
+                if (b - a >= T) keys[nrun++] = keys[a];
             }
+        }
         int32_t rest_max = 0;
         for (int32_t r = 0; r < nl; r++) {
             int32_t rest = S->rowlen[r0 + r];
-            for (int32_t e = 0; e < S->rowlen[r0 + r]; e++)
-                for (int32_t q = 0; q < nrun; q++)
-                    if ((int64_t)lc[lst[r] + e] - r == keys[q]) inrun[lst[r] + e] = 1, rest--;
+            for (int32_t e = 0; e < S->rowlen[r0 + r]; e++) {
+                int32_t key = lc[lst[r] + e] - r;
+                if (nrun && bsearch(&key, keys, (size_t)nrun, sizeof *keys, cmp_i32)) inrun[lst[r] + e] = 1, rest--;
+            }
             if (rest > rest_max) rest_max = rest;
         }
         const int32_t L = (nrun + rest_max + o->unroll - 1) / o->unroll * o->unroll;
@@ -215,9 +217,11 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
             CHK(S->runbase[q0 + q] == keys[q]);
             int32_t lane0 = -1;
             for (int32_t r = 0; r < C; r++) {
-                int32_t e = -1;
-                for (int32_t ee = 0; r < nl && ee < S->rowlen[r0 + r]; ee++)
-                    if ((int64_t)lc[lst[r] + ee] - r == keys[q]) e = ee;
+                int32_t e = -1, want = keys[q] + r;
+                if (r < nl) { /* the lane's entry with column keys[q] + r, by binary search */
+                    const int32_t *hit = bsearch(&want, lc + lst[r], (size_t)S->rowlen[r0 + r], sizeof *lc, cmp_i32);
+                    if (hit) e = (int32_t)(hit - (lc + lst[r]));
+                }
                 const int bit = S->runmask[(q0 + q) * mb + r / 8] >> (r % 8) & 1;
                 CHK(bit == (e >= 0));
                 if (e >= 0 && lane0 < 0) lane0 = r;

@@ -251,8 +251,9 @@ static const spmv_kernel *pick(const spmv_sell *S, const char *what)
         if (k && k->arch == a && a != SPMV_ARCH_REF)
             fprintf(stderr, "spmv: %s: kernel %s%s\n", what, k->name, why);
         else if (a != SPMV_ARCH_REF)
-            fprintf(stderr, "spmv: %s: kernel %s (performance warning: the %s family %s)\n", what, ref->name,
-                    f->name, S ? f->missing : "has no CRS kernel");
+            fprintf(stderr, "spmv: %s: kernel %s (performance warning: the %s family %s; C = %d, vector length VL = "
+                    "%d doubles)\n", what, ref->name, f->name, S ? f->missing : "has no CRS kernel", S ? S->C : 0,
+                    f->vector_doubles ? f->vector_doubles() : 1);
         else
             fprintf(stderr, "spmv: %s: kernel %s (%s)\n", what, (k ? k : ref)->name,
                     env && *env ? "forced by SPMV_ARCH=ref" : "no faster family is built and usable on this CPU");
