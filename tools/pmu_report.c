@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_wrapped_events(const char *tag, const char *what, const char *recipe, const char *events)
+static void print_events(const char *tag, const char *what, const char *recipe, const char *events)
 {
     if (!events[0]) return;
     printf("%s%s events%s%s: %s\n", tag, what, recipe[0] ? ", " : "", recipe, events);
@@ -67,9 +67,9 @@ int tool_pmu_report(const char *prog, const char *tag, const spmv_crs *A, const 
     if (!st) {
         printf("%scounters around the timed loop only: %d thread%s, %ld multiplies per pass, user level\n", tag,
                r.threads, r.threads == 1 ? "" : "s", reps);
-        print_wrapped_events(tag, "IPC", "", r.ipc_events);
-        print_wrapped_events(tag, "flops", r.flops_recipe, r.flops_events);
-        print_wrapped_events(tag, "top-down", r.topdown_recipe, r.topdown_events);
+        print_events(tag, "IPC", "", r.ipc_events);
+        print_events(tag, "flops", r.flops_recipe, r.flops_events);
+        print_events(tag, "top-down", r.topdown_recipe, r.topdown_events);
         if (r.have_flops) {
             const double per_mv = r.flops / (double)reps, ratio = nnz > 0 ? per_mv / (2.0 * (double)nnz) : 0;
             const double beta = S ? spmv_sell_beta(S) : 1.0, inv_beta = beta > 0 ? 1.0 / beta : 0;
