@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages spmv needs to build and test (as root, or through sudo).
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libsuitesparse-dev libcunit1-dev libjansson-dev)
+# libpfm4-dev: event names for the PMU counters of spmv-bench/spmv-tune --pmu (optional at build time: without it
+# the tools say so at run time)
+pkgs=(cmake make gcc pkg-config libsuitesparse-dev libcunit1-dev libjansson-dev libpfm4-dev)
 # cross build of the SVE kernels, run under qemu (tests only, scripts/test-sve.sh); the tests' libraries for arm64
 # come from Debian's arm64 packages through multiarch (they co-install with the amd64 ones)
 [ "${SPMV_NO_SVE:-0}" = 1 ] || pkgs+=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user

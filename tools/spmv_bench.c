@@ -1,6 +1,7 @@
 /* spmv-bench: time y = A*x for one matrix and one format, checked against a reference loop first. */
 #include "toolutil.h"
 #include "bench_suite.h"
+#include "pmu_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +30,8 @@ static void usage(FILE *f)
             "                  under $XDG_DATA_HOME/spmv/machines)\n"
             "  --model         print the whole model (alpha, code balance, roofline, ECM contributions)\n"
             "  --auto          SELL parameters recorded by spmv-tune for this matrix and machine (else the model's)\n"
+            "  --pmu           count the timed multiply with the PMU: counted Gflop/s, counted flops / (2 nnz) next\n"
+            "                  to 1/beta, IPC, top-down level 1, and the events used (libpfm4; one line if absent)\n"
             "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies.\n");
     bench_suite_usage(f);
 }
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
     long tlist[64];
     int nt = 0;
     double target = 0.2;
-    int permuted = 0, model = 0, autoopt = 0;
+    int permuted = 0, model = 0, autoopt = 0, pmu = 0;
     const char *machine_path = NULL;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
@@ -135,6 +138,8 @@ int main(int argc, char **argv)
             return bench_suite_main(prog, argc - i - 1, argv + i + 1);
         } else if (!strcmp(a, "--model")) {
             model = 1;
+        } else if (!strcmp(a, "--pmu")) {
+            pmu = 1;
         } else if (!strcmp(a, "--permuted")) {
             permuted = 1;
         } else {
@@ -246,6 +251,11 @@ int main(int argc, char **argv)
                tmed * 1e3, tmin * 1e3, tmax * 1e3);
         printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
         if (print_limit(S, A, t, machine_path, model, gflops)) goto done;
+        if (pmu) { /* no counters: one line, then no more tries */
+            int pr = tool_pmu_report(prog, "pmu      ", A, S, x, y, tmed, target);
+            if (pr == 1) goto done;
+            pmu = pr != 2;
+        }
     }
     rc = 0;
 done:

@@ -5,6 +5,7 @@
 #include "toolutil.h"
 #include "tune_machine.h"
 #include "tune_report.h"
+#include "pmu_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,8 @@ static void usage(FILE *f)
             "  --no-record     do not record the choice\n"
             "  --csv FILE      every point as CSV;  --json FILE  everything as JSON\n"
             "  --plot DIR      PNG plots with gnuplot: DIR/threads.png, DIR/sigma.png\n"
+            "  --pmu           count the choice and CRS with the PMU after the search: counted Gflop/s, counted\n"
+            "                  flops / (2 nnz) next to 1/beta, IPC, top-down level 1 (libpfm4; one line if absent)\n"
             "  -q              no progress bar\n");
 }
 
@@ -84,7 +87,7 @@ int main(int argc, char **argv)
     const char *spec = NULL, *machine_path = NULL, *db_opt = NULL, *csv = NULL, *json = NULL, *plot = NULL;
     double max_time = 240, run_time = 0.1;
     long runs = 5, threads = 0;
-    int full = 0, rcm = 1, permuted = 0, record = 1, quiet = 0, machine_run = 1;
+    int full = 0, rcm = 1, permuted = 0, record = 1, quiet = 0, machine_run = 1, pmu = 0;
     int32_t Cl[16], nCl = 0;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
@@ -153,6 +156,8 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "-q")) {
             quiet = 1;
+        } else if (!strcmp(a, "--pmu")) {
+            pmu = 1;
         } else {
             fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
             usage(stderr);
@@ -326,6 +331,7 @@ int main(int argc, char **argv)
         if (tune_write_json(prog, json, &rep, tool_now() - t_start)) rc = 1;
         else printf("json         %s\n", json);
     }
+    if (pmu && tool_pmu_tune(prog, A, S, &r, run_time)) rc = 1; /* after the outputs: repartitions A */
     printf("total        %.1f s\n", tool_now() - t_start);
     spmv_tune_result_free(&r);
 done:
