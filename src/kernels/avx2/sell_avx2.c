@@ -13,6 +13,7 @@
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #if !defined(__AVX2__) || !defined(__FMA__)
 #error "the AVX2 kernels are compiled with -mavx2 -mfma (cmake/SpmvIsa.cmake)"
@@ -48,8 +49,11 @@ AVX2_INLINE __m256i mask4(unsigned m) { return _mm256_load_si256((const __m256i 
 AVX2_INLINE __m256d gather4(const int32_t *c, const double *x, const int X)
 {
     if (X == X_GATHER) return _mm256_i32gather_pd(x, _mm_load_si128((const __m128i *)c), 8);
-    const __m128d p0 = _mm_loadh_pd(_mm_load_sd(x + c[0]), x + c[1]);
-    const __m128d p1 = _mm_loadh_pd(_mm_load_sd(x + c[2]), x + c[3]);
+    uint64_t a, b; /* two indices per 8-byte load */
+    memcpy(&a, c, sizeof a);
+    memcpy(&b, c + 2, sizeof b);
+    const __m128d p0 = _mm_loadh_pd(_mm_load_sd(x + (int32_t)(uint32_t)a), x + (int32_t)(uint32_t)(a >> 32));
+    const __m128d p1 = _mm_loadh_pd(_mm_load_sd(x + (int32_t)(uint32_t)b), x + (int32_t)(uint32_t)(b >> 32));
     return _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
 }
 
