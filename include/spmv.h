@@ -227,14 +227,18 @@ typedef struct spmv_sell_opts {
                          its C lanes hold consecutive columns (lane r: column b + r); 0 = off; -1 = auto (default:
                          ceil(3C/4), the point where a run column's 8C + 4 + C/8 bytes undercut the 12 bytes per
                          entry of gather columns); values above C are C. Run columns need C <= 64. */
+    int idx16;        /**< 16-bit column indices: a chunk whose gather columns span fewer than 65536 columns also
+                         stores them as 16-bit offsets from a per-chunk base, which kernels that know the format read
+                         instead (10 bytes per entry instead of 12, exact results); other chunks keep 32-bit indices
+                         (the escape). -1 = auto (default: on), 0 = off, 1 = on. Costs 2 bytes per stored entry. */
     int xaccess;      /**< how the kernel fetches x for gather columns: SPMV_X_AUTO (default: the family's choice
                          for this CPU, measured once per process), SPMV_X_GATHER (hardware gather) or SPMV_X_EMUL
                          (scalar loads and inserts). The environment variable SPMV_XACCESS=gather|emul overrides. A
                          family without that variant runs its own (SPMV_VERBOSE says so). */
 } spmv_sell_opts;
 
-/** Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0, runs = -1 (auto),
- * xaccess = SPMV_X_AUTO. */
+/** Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0, runs = -1 (auto), idx16 = -1
+ * (auto), xaccess = SPMV_X_AUTO. */
 SPMV_API spmv_sell_opts spmv_sell_opts_default(void);
 
 /** A rows x cols matrix in SELL-C-sigma. Chunk k holds the permuted rows [k*C, k*C + C) (the last chunk is padded
@@ -281,6 +285,11 @@ typedef struct spmv_sell {
                            runmask[q*ceil(C/8) + r/8] is set */
     int xaccess;        /**< x-access variant asked for (spmv_sell_opts.xaccess, resolved; the kernel's own is in
                            spmv_sell_kernel_shape) */
+    int64_t nidx16;     /**< stored entries of gather columns with 16-bit indices (0: none) */
+    int32_t *colbase;   /**< length nchunks, or NULL (idx16 off): -1 = chunk k keeps 32-bit indices; else its gather
+                           columns' indices are colbase[k] + col16[p] */
+    uint16_t *col16;    /**< length stored, or NULL: at the gather-column positions p of chunks with colbase[k] >= 0,
+                           col[p] - colbase[k] (other positions unused) */
     const struct spmv_kernel *kernel; /**< internal: the SELL kernel chosen at build time (spmv_sell_kernel_name) */
 } spmv_sell;
 
@@ -359,13 +368,16 @@ typedef struct spmv_traffic {
     double bytes_per_run_lane;/**< SELL kernels with run loads: per lane of a run column, value + mask bit (8.125);
                                  0: the kernel reads run columns like gather columns (bytes_per_entry) */
     double bytes_per_run;     /**< SELL kernels with run loads: per run column, its base index (4) */
+    double bytes_per_entry16; /**< SELL kernels that read 16-bit indices: per gather-column entry of a chunk with
+                                 16-bit indices, value + offset (10); 0: the kernel reads col[] (bytes_per_entry) */
 } spmv_traffic;
 
 /** The traffic of the kernel A (S) runs, for this matrix. For SELL in the original vector order (permuted = 0)
  * bytes_per_row includes the 4-byte perm[i] read that scatters y (20 instead of 16); for a matrix with run columns
- * and a kernel with run loads, bytes_per_entry is the average over the stored entries:
- * ((stored - C nruns) bytes_per_entry + C nruns bytes_per_run_lane + nruns bytes_per_run) / stored, so the formulas
- * below hold unchanged. Errors: SPMV_ERR_ARG (NULL). */
+ * and a kernel with run loads, and for a matrix with 16-bit indices and a kernel that reads them,
+ * bytes_per_entry is the average over the stored entries: ((stored - C nruns - nidx16) bytes_per_entry +
+ * C nruns bytes_per_run_lane + nruns bytes_per_run + nidx16 bytes_per_entry16) / stored, so the formulas below
+ * hold unchanged. Errors: SPMV_ERR_ARG (NULL). */
 SPMV_API spmv_status spmv_crs_traffic(const spmv_crs *A, spmv_traffic *t);
 SPMV_API spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t);
 
@@ -564,6 +576,8 @@ typedef struct spmv_kernel_shape {
                         SPMV_X_GATHER (one gather per vector, fed by an index load) or SPMV_X_EMUL (width scalar loads
                         plus inserts per vector, fed by width scalar index loads) */
     int runs;        /**< 1: run columns are read with one contiguous masked load of x per vector (no index load) */
+    int idx16;       /**< 1: gather columns of chunks with 16-bit indices are read through them (half the index
+                        bytes; the emulated gather loads 4 offsets per 8-byte load) */
 } spmv_kernel_shape;
 
 /** The shape of the kernel A (S) runs, C filled in from the matrix and a run-time vector length (SVE) resolved.

@@ -7,13 +7,13 @@
  * Grid: C in {1,2,3,4,7,8,12,16,32,64} plus multiples of the vector length, sigma in {1, C, 4C, rows}, both
  * vector orders, unroll 1 and 2, threads 1 and 2, (alpha, beta) in {(1,0), (2.5,0), (1,1), (-0.5,0.75)} with
  * NaN in y when beta = 0, run columns auto, off, threshold 1 (every key a run: masked lanes everywhere) and C/2,
- * rotating over the configurations. Small matrices get the full grid, large ones a reduced one (the test must stay
+ * 16-bit indices on and off, rotating over the configurations. Small matrices get the full grid, large ones a reduced one (the test must stay
  * fast under qemu). TK_TIME=1 prints the CPU seconds spent per matrix.
  *
  * CTest runs it once per family (SPMV_ARCH) and, for families with two x-access variants, once per variant
  * (SPMV_XACCESS=gather|emul). Without arguments it runs the built-in cases; with --shared the files of the shared
  * matrices folder, exiting 77 (skipped) when that folder is missing. */
-#define _POSIX_C_SOURCE 200809L /* strdup, dirent */
+#define _DEFAULT_SOURCE /* strdup, dirent, MAP_ANONYMOUS, MAP_NORESERVE */
 #include "testutil.h"
 #include "internal.h"
 #include "kernel.h"
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 static spmv_arch family;  /* the family in use (forced by SPMV_ARCH or the best one here) */
 static int32_t vlen = 1;  /* doubles per vector register of that family */
@@ -176,6 +177,7 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
     o.permuted = permuted;
     o.rcm = rcm;
     o.nthreads = 1;
+    o.idx16 = rotate % 3 == 1 ? 0 : -1; /* 16-bit indices off in a third of the builds */
     o.runs = runs_setting(rotate++, C);
     spmv_sell *S = NULL;
     spmv_status st = spmv_sell_from_crs(A, &o, &S);
@@ -351,6 +353,98 @@ static void test_edge_built(void)
         run_matrix(m[i].A, m[i].name);
         spmv_crs_free(m[i].A);
     }
+}
+
+/* Column indices at the ends of the 32-bit range and column gaps beyond 16 bits: a 64 x (2^31 - 1) matrix whose rows
+ * mix columns near 0, near 2^31 - 2 and in between (the 16-bit indices' escape), runs of consecutive columns at the
+ * top end (run columns up to column 2^31 - 2), and narrow chunks (compressed). x is a 16 GiB anonymous mapping
+ * with MAP_NORESERVE: only the pages of the columns used are ever touched. Every C of the family, runs and 16-bit
+ * indices on and off, against a direct long-double loop over the entries. */
+static void test_wide_columns(void)
+{
+    const int32_t rows = 64, cols = INT32_MAX;
+    const size_t xbytes = (size_t)cols * sizeof(double);
+    double *x = mmap(NULL, xbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (x == MAP_FAILED) {
+        printf("\n  (no 16 GiB address range for x: wide-column case not run)");
+        CU_FAIL("mmap of x failed");
+        return;
+    }
+    int64_t *rp = malloc((rows + 1) * sizeof *rp);
+    int32_t *ci = malloc(rows * 24 * sizeof *ci);
+    double *v = malloc(rows * 24 * sizeof *v);
+    uint64_t sd = 77;
+    int64_t n = 0;
+    rp[0] = 0;
+    for (int32_t i = 0; i < rows; i++) {
+        int32_t c[24], m = 0;
+        if (i < 32) { /* narrow rows: columns i .. i+5 and i+1000 (compressible, runs) */
+            for (int k = 0; k < 6; k++) c[m++] = i + k;
+            c[m++] = i + 1000;
+        } else { /* wide rows: near 0, in the middle, a run at the top end */
+            c[m++] = i % 3;
+            c[m++] = 1 << 20;
+            c[m++] = (int32_t)(tu_rand(&sd) % 1000000000u) + 2000000;
+            for (int k = 0; k < 6; k++) c[m++] = cols - 1 - 64 + (i - 32) + k; /* ends at column <= cols - 1 */
+        }
+        for (int a = 1; a < m; a++) /* sort, distinct by construction */
+            for (int b = a; b > 0 && c[b - 1] > c[b]; b--) {
+                int32_t t = c[b];
+                c[b] = c[b - 1], c[b - 1] = t;
+            }
+        for (int k = 0; k < m; k++) {
+            ci[n] = c[k];
+            v[n] = tu_rand_unit(&sd);
+            x[c[k]] = 1.0 + (double)(c[k] % 97) / 97.0;
+            n++;
+        }
+        rp[i + 1] = n;
+    }
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_crs_wrap(rows, cols, rp, ci, v, &A) == SPMV_OK);
+    double want[64], absax[64], y[64];
+    for (int32_t i = 0; i < rows; i++) {
+        long double s = 0, a = 0;
+        for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
+            s += (long double)v[e] * x[ci[e]];
+            a += fabsl((long double)v[e] * x[ci[e]]);
+        }
+        want[i] = (double)s;
+        absax[i] = (double)a;
+    }
+    CU_ASSERT(spmv_crs_mv(A, 1.0, x, 0.0, y) == SPMV_OK);
+    CU_ASSERT(tu_count_mismatch(y, want, absax, rows, TU_TOL, "wide CRS") == 0);
+    int32_t Cs[16];
+    int nC = c_values(Cs), escapes = 0, compressed = 0, runs_seen = 0;
+    for (int c = 0; c < nC; c++)
+        for (int variant = 0; variant < 4; variant++) {
+            spmv_sell_opts o = spmv_sell_opts_default();
+            o.C = Cs[c];
+            o.runs = variant & 1 ? (Cs[c] <= 64 ? (Cs[c] + 1) / 2 : 0) : 0;
+            o.idx16 = variant & 2 ? 1 : 0;
+            o.nthreads = 1 + (variant & 1);
+            spmv_sell *S = NULL;
+            CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+            for (int32_t k = 0; S->colbase && k < S->nchunks; k++) {
+                escapes += S->colbase[k] < 0;
+                compressed += S->colbase[k] >= 0;
+            }
+            runs_seen += S->nruns > 0;
+            for (int i = 0; i < rows; i++) y[i] = NAN;
+            CU_ASSERT(spmv_sell_mv(S, 1.0, x, 0.0, y) == SPMV_OK);
+            char what[96];
+            snprintf(what, sizeof what, "wide %s C=%d runs=%d idx16=%d", spmv_sell_kernel_name(S), o.C, o.runs,
+                     o.idx16);
+            CU_ASSERT(tu_count_mismatch(y, want, absax, rows, TU_TOL, what) == 0);
+            n_checks++;
+            spmv_sell_free(S);
+        }
+    CU_ASSERT(escapes > 0 && compressed > 0 && runs_seen > 0); /* the case covers what it is for */
+    spmv_crs_free(A);
+    free(rp);
+    free(ci);
+    free(v);
+    munmap(x, xbytes);
 }
 
 /* Independent of the CRS builder: the product from the COO triplets themselves equals the CRS reference. */
@@ -549,6 +643,7 @@ int main(int argc, char **argv)
     } else {
         tu_suite("kernels", (tu_case[]){{"edge cases and generated matrices", test_edge_built},
                                         {"reference from COO", test_coo_reference},
+                                        {"columns up to 2^31 - 1, 16-bit index escapes", test_wide_columns},
                                         {"multiply arguments", test_mv_args},
                                         {NULL, NULL}});
     }

@@ -230,7 +230,7 @@ static void test_code_balance(void)
     CU_ASSERT_EQUAL(spmv_bytes_per_row(&own, 27, 1.0, 0, 1.0 / 27, &bytes), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(bytes, 356.0, EXACT);
     /* SELL-32 declaration (16 B/row, 12 B/chunk) with beta = 0.9: 27/0.9*12 + 8 + 16 + 12/32 */
-    spmv_traffic sell = {12, 16, 12, 2, 0, 0};
+    spmv_traffic sell = {12, 16, 12, 2, 0, 0, 0};
     CU_ASSERT_EQUAL(spmv_bytes_per_row(&sell, 27, 0.9, 32, 1.0 / 27, &bytes), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(bytes, 360.0 + 8 + 16 + 0.375, EXACT);
     /* alpha = 1 (literature bound: 8 B per nonzero) */
@@ -254,7 +254,7 @@ static void test_code_balance(void)
 static void test_ecm_crs(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0}; /* SVE CRS, one accumulator, faddv per row */
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0}; /* SVE CRS, one accumulator, faddv per row */
     spmv_ecm e;
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
     /* in-core: 4 FMAs x 9 cy + 11.5 cy faddv = 47.5 cy per row */
@@ -291,7 +291,7 @@ static void test_ecm_crs(void)
 static void test_ecm_sell(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1, SPMV_X_GATHER, 0}; /* SELL-32: 4 registers per chunk column (4-way MVE) */
+    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1, SPMV_X_GATHER, 0, 0}; /* SELL-32: 4 registers per chunk column (4-way MVE) */
     spmv_ecm e;
     /* the paper takes the CRS traffic (352 B/row) for SELL too, with beta = 1 */
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
@@ -337,7 +337,7 @@ static void test_ecm_sell(void)
     CU_ASSERT_DOUBLE_EQUAL(e.T_ecm, 20.25 + 0.125, EXACT);
 
     /* errors */
-    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1, SPMV_X_GATHER, 0};
+    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1, SPMV_X_GATHER, 0, 0};
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &bad, &paper, 27, 1, 0.1, SPMV_BW_TRIAD, &e), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1, 0.1, SPMV_BW_COPY, &e), SPMV_ERR_ARG);
     CU_ASSERT(strstr(spmv_last_error(), "copy") != NULL);
@@ -549,7 +549,7 @@ static void test_model_matrix(void)
 
     /* forced alpha, paper's shape and traffic: the interior HPCG rows have 27 entries, so the prediction sits a
      * little below the paper's 27-entry numbers (N_nzr 26.5 with boundary rows) */
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     o.alpha = 1.0 / 27;

@@ -272,6 +272,27 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
     CHK(S->stored == S->chunkptr[S->nchunks]);
     CHK(S->nruns == q0);
 
+    /* 16-bit indices: a chunk's gather columns are compressed exactly when they span fewer than 65536 columns, from
+     * their smallest column; the escape (colbase -1) otherwise */
+    CHK((o->idx16 == 0 || S->stored == 0) == (S->colbase == NULL));
+    if (S->colbase) {
+        int64_t n16 = 0;
+        for (int32_t k = 0; k < S->nchunks; k++) {
+            const int32_t R = S->chunkruns ? S->chunkruns[k] : 0;
+            const int64_t p0 = S->chunkptr[k] + (int64_t)R * C, p1 = S->chunkptr[k + 1];
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (int64_t p = p0; p < p1; p++) lo = S->col[p] < lo ? S->col[p] : lo, hi = S->col[p] > hi ? S->col[p] : hi;
+            if (p1 > p0 && hi - lo <= 65535) {
+                CHK(S->colbase[k] == lo);
+                for (int64_t p = p0; p < p1; p++) CHK((int64_t)S->colbase[k] + S->col16[p] == S->col[p]);
+                n16 += p1 - p0;
+            } else {
+                CHK(S->colbase[k] == -1);
+            }
+        }
+        CHK(S->nidx16 == n16);
+    }
+
     /* thread partition over chunks */
     int32_t want_parts = o->nthreads > 0 ? o->nthreads : spmv__auto_threads(S->stored);
     CHK(S->nparts == want_parts);

@@ -47,6 +47,7 @@ spmv_sell_opts spmv_sell_opts_default(void)
     o.rcm = 0;
     o.nthreads = 0;
     o.runs = -1;
+    o.idx16 = -1;
     o.xaccess = SPMV_X_AUTO;
     return o;
 }
@@ -66,6 +67,8 @@ void spmv_sell_free(spmv_sell *S)
     spmv__free(S->runptr);
     spmv__free(S->runbase);
     spmv__free(S->runmask);
+    spmv__free(S->colbase);
+    spmv__free(S->col16);
     spmv__free(S);
 }
 
@@ -312,6 +315,26 @@ static void sell_fill_chunk(spmv_sell *S, const chunk_scratch *sc, int32_t k)
         }
 }
 
+/* 16-bit indices for chunk k when its gather columns span fewer than 65536 columns: colbase[k] = the smallest
+ * column, col16 = col - colbase[k] at the gather positions; else colbase[k] = -1 (the chunk keeps 32-bit indices).
+ * Returns the entries compressed. */
+static int64_t sell_compress_chunk(spmv_sell *S, int32_t k)
+{
+    const int32_t R = S->chunkruns ? S->chunkruns[k] : 0;
+    const int64_t p0 = S->chunkptr[k] + (int64_t)R * S->C, p1 = S->chunkptr[k + 1];
+    S->colbase[k] = -1;
+    if (p1 <= p0) return 0;
+    int32_t lo = S->col[p0], hi = S->col[p0];
+    for (int64_t p = p0 + 1; p < p1; p++) {
+        if (S->col[p] < lo) lo = S->col[p];
+        if (S->col[p] > hi) hi = S->col[p];
+    }
+    if ((int64_t)hi - lo > UINT16_MAX) return 0;
+    S->colbase[k] = lo;
+    for (int64_t p = p0; p < p1; p++) S->col16[p] = (uint16_t)(S->col[p] - lo);
+    return p1 - p0;
+}
+
 /* Chunk partition for nparts threads: a new part array, balanced by stored entries. */
 static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *fn, int32_t **part_out,
                                   int32_t *nparts_out)
@@ -361,6 +384,8 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     if (opts->runs < -1 || (opts->runs > 0 && opts->C > 64))
         return spmv__error(SPMV_ERR_ARG, "%s: opts->runs = %d: use -1 (auto), 0 (off) or a lane count with C <= 64 "
                            "(C = %d)", fn, opts->runs, opts->C);
+    if (opts->idx16 < -1 || opts->idx16 > 1)
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->idx16 = %d: use -1 (auto), 0 (off) or 1 (on)", fn, opts->idx16);
     if (opts->xaccess < SPMV_X_AUTO || opts->xaccess > SPMV_X_EMUL)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->xaccess = %d is not a spmv_xaccess value", fn, opts->xaccess);
 
@@ -529,6 +554,15 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld stored entries", fn, (long long)S->stored);
         goto fail;
     }
+    if (opts->idx16 != 0 && S->stored > 0) {
+        S->colbase = spmv__malloc((nch ? nch : 1) * sizeof *S->colbase);
+        S->col16 = spmv__malloc((size_t)S->stored * sizeof *S->col16);
+        if (!S->colbase || !S->col16) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the 16-bit indices of %lld stored entries", fn,
+                             (long long)S->stored);
+            goto fail;
+        }
+    }
     if (S->nruns > 0) {
         S->runbase = spmv__malloc((size_t)S->nruns * sizeof *S->runbase);
         S->runmask = spmv__malloc((size_t)S->nruns * (size_t)mask_bytes(C));
@@ -541,7 +575,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     /* pass 2, first touch: thread t writes the chunks it multiplies, [part[t], part[t+1]) */
     if (S->stored > 0) {
         const int32_t nparts = S->nparts;
-#pragma omp parallel num_threads(nparts) if (nparts > 1 && S->stored >= SELL_PARALLEL_MIN) reduction(| : failed)
+        int64_t n16 = 0;
+#pragma omp parallel num_threads(nparts) if (nparts > 1 && S->stored >= SELL_PARALLEL_MIN) reduction(| : failed) \
+    reduction(+ : n16)
         {
 #ifdef _OPENMP
             int32_t t0 = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -558,6 +594,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                     chunk_lanes(S, A, cmap, k, &sc, tmp);
                     chunk_runs(C, T, &sc);
                     sell_fill_chunk(S, &sc, k);
+                    if (S->colbase) n16 += sell_compress_chunk(S, k);
                 }
             spmv__free(tmp);
             if (ok) scratch_free(&sc);
@@ -567,6 +604,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                              (long long)widest);
             goto fail;
         }
+        S->nidx16 = n16;
     }
 
     S->kernel = spmv__sell_kernel(S);

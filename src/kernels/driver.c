@@ -210,11 +210,16 @@ spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t)
     *t = k->traffic;
     /* the original vector order reads perm[i] (4 bytes) per row to scatter y */
     if (!S->permuted) t->bytes_per_row += 4;
-    /* run columns read by run loads: value + mask bit per lane and a base per column, no index per entry */
-    if (k->shape.runs && S->nruns > 0 && S->stored > 0 && t->bytes_per_run_lane > 0) {
-        const double lanes = (double)S->nruns * S->C, stored = (double)S->stored;
-        t->bytes_per_entry = ((stored - lanes) * t->bytes_per_entry + lanes * t->bytes_per_run_lane +
-                              (double)S->nruns * t->bytes_per_run) / stored;
+    /* run columns read by run loads: value + mask bit per lane and a base per column, no index per entry; gather
+     * entries with 16-bit indices: value + offset */
+    const double stored = (double)S->stored;
+    const int runs = k->shape.runs && S->nruns > 0 && t->bytes_per_run_lane > 0;
+    const int i16 = k->shape.idx16 && S->nidx16 > 0 && t->bytes_per_entry16 > 0;
+    if (stored > 0 && (runs || i16)) {
+        const double lanes = runs ? (double)S->nruns * S->C : 0.0, n16 = i16 ? (double)S->nidx16 : 0.0;
+        t->bytes_per_entry = ((stored - lanes - n16) * t->bytes_per_entry + lanes * t->bytes_per_run_lane +
+                              (runs ? (double)S->nruns * t->bytes_per_run : 0.0) + n16 * t->bytes_per_entry16) /
+                             stored;
     }
     return SPMV_OK;
 }
@@ -230,8 +235,9 @@ spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shape *k)
 {
     if (!S || !k) return spmv__error(SPMV_ERR_ARG, "spmv_sell_kernel_shape: argument %s is NULL", S ? "k" : "S");
     *k = spmv__kernel_shape(S->kernel ? S->kernel : &spmv__k_sell_ref, S->C);
-    /* a matrix without run columns runs no run loads, whatever the kernel can do */
+    /* a matrix without run columns runs no run loads, whatever the kernel can do; the same for 16-bit indices */
     if (S->nruns == 0) k->runs = 0;
+    if (S->nidx16 == 0) k->idx16 = 0;
     return SPMV_OK;
 }
 

@@ -57,6 +57,17 @@ AVX2_INLINE __m256d gather4(const int32_t *c, const double *x, const int X)
     return _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
 }
 
+/* x at base + c[0..3] (16-bit offsets, 8-byte aligned) by the variant X */
+AVX2_INLINE __m256d gather4_16(const uint16_t *c, const double *xb, const int X)
+{
+    if (X == X_GATHER) return _mm256_i32gather_pd(xb, _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)c)), 8);
+    uint64_t p; /* four offsets per 8-byte load */
+    memcpy(&p, c, sizeof p);
+    const __m128d p0 = _mm_loadh_pd(_mm_load_sd(xb + (p & 0xFFFF)), xb + (p >> 16 & 0xFFFF));
+    const __m128d p1 = _mm_loadh_pd(_mm_load_sd(xb + (p >> 32 & 0xFFFF)), xb + (p >> 48));
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
+}
+
 /* the C results of chunk k (acc[v]: rows k*C + 4v .. +3) */
 AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, double alpha, double beta, double *y,
                             const int C, const int mode)
@@ -129,18 +140,36 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
             cp += (int64_t)R * C;
         }
         const int32_t lenU = len - (len - j) % U;
-        for (; j < lenU; j += U, vp += U * C, cp += U * C) {
-            AVX2_UNROLL
-            for (int u = 0; u < U; u++)
+        if (S->colbase && S->colbase[k] >= 0) { /* 16-bit indices from the chunk's base */
+            const uint16_t *c16 = S->col16 + (cp - S->col);
+            const double *xb = x + S->colbase[k];
+            for (; j < lenU; j += U, vp += U * C, c16 += U * C) {
+                AVX2_UNROLL
+                for (int u = 0; u < U; u++)
+                    AVX2_UNROLL
+                    for (int v = 0; v < NV; v++)
+                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v),
+                                                    gather4_16(c16 + u * C + 4 * v, xb, X), acc[u][v]);
+            }
+            for (; j < len; j++, vp += C, c16 += C) {
                 AVX2_UNROLL
                 for (int v = 0; v < NV; v++)
-                    acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v), gather4(cp + u * C + 4 * v, x, X),
-                                                acc[u][v]);
-        }
-        for (; j < len; j++, vp += C, cp += C) {
-            AVX2_UNROLL
-            for (int v = 0; v < NV; v++)
-                acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), gather4(cp + 4 * v, x, X), acc[0][v]);
+                    acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), gather4_16(c16 + 4 * v, xb, X), acc[0][v]);
+            }
+        } else {
+            for (; j < lenU; j += U, vp += U * C, cp += U * C) {
+                AVX2_UNROLL
+                for (int u = 0; u < U; u++)
+                    AVX2_UNROLL
+                    for (int v = 0; v < NV; v++)
+                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v),
+                                                    gather4(cp + u * C + 4 * v, x, X), acc[u][v]);
+            }
+            for (; j < len; j++, vp += C, cp += C) {
+                AVX2_UNROLL
+                for (int v = 0; v < NV; v++)
+                    acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), gather4(cp + 4 * v, x, X), acc[0][v]);
+            }
         }
         AVX2_UNROLL
         for (int v = 0; v < NV; v++)
@@ -172,7 +201,7 @@ static int sell_avx2_aligned(const spmv_sell *S)
  * 12 per chunk). */
 #define SELL_AVX2_TRAFFIC                                                                                          \
     {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2,                    \
-     .bytes_per_run_lane = 8.125, .bytes_per_run = 4}
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
 
 #define SELL_AVX2_KERNEL(CC, XN, XC, XS)                                                                           \
     static void sell_avx2_##XN##_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, \
@@ -185,7 +214,7 @@ static int sell_avx2_aligned(const spmv_sell *S)
         .name = "sell-avx2-" #XN "-C" #CC, .arch = SPMV_ARCH_AVX2, .sell = sell_avx2_##XN##_c##CC,                 \
         .traffic = SELL_AVX2_TRAFFIC,                                                                              \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 4, .mve = SELL_AVX2_UNROLL_C##CC, .x = XS,        \
-                  .runs = 1},                                                                                      \
+                  .runs = 1, .idx16 = 1},                                                                          \
         .accepts = sell_avx2_##XN##_accepts_c##CC};
 
 #define SELL_AVX2_DEFINE(CC)                                                                                       \

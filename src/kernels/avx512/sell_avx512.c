@@ -6,7 +6,8 @@
  *  - Run columns (the first chunkruns[k] columns, see spmv_sell): lane r reads x[runbase[q] + r], one masked
  *    unaligned zmm load of x per 8 lanes (the mask byte says which lanes hold an entry, so no lane reads past x),
  *    no index load.
- *  - Gather columns: C/8 ymm vectors of 32-bit column indices, x fetched either with vgatherdpd (variant "gather")
+ *  - Gather columns: C/8 ymm vectors of 32-bit column indices (or xmm vectors of 16-bit offsets from the chunk's
+ *    base where the matrix has them for the chunk, see spmv_sell.col16), x fetched either with vgatherdpd (variant "gather")
  *    or with 4 paired index loads, 8 scalar x loads and 7 inserts per vector (variant "emul": vmovsd + vmovhpd
  *    pairs, vinsertf128, vinsertf64x4). On AMD Zen 5 a zmm vgatherdpd costs 14.7 cy (spmv-machine) while the emulation issues 8
  *    scalar index loads, 8 x loads and 7 shuffles (about 4-5 cy): the emulation is about twice as fast there. On
@@ -69,6 +70,25 @@ SPMV_AVX512_INLINE __m512d gather8(const int32_t *c, const double *x, const int 
 {
     if (X == SELL_X_EMUL) return emul_gather8(c, x);
     return _mm512_i32gather_pd(_mm256_load_si256((const __m256i *)c), x, 8);
+}
+
+/* x at the 8 indices base + c[0..7] (16-bit offsets, 16-byte aligned), by the variant X: the emulation reads 4
+ * offsets per 8-byte load, the hardware gather widens them (vpmovzxwd) and adds the base. */
+SPMV_AVX512_INLINE __m512d gather8_16(const uint16_t *c, const double *xb, const int X)
+{
+    if (X == SELL_X_EMUL) {
+        uint64_t p, q;
+        memcpy(&p, c, sizeof p);
+        memcpy(&q, c + 4, sizeof q);
+        const __m128d p0 = _mm_loadh_pd(_mm_load_sd(xb + (p & 0xFFFF)), xb + (p >> 16 & 0xFFFF));
+        const __m128d p1 = _mm_loadh_pd(_mm_load_sd(xb + (p >> 32 & 0xFFFF)), xb + (p >> 48));
+        const __m128d p2 = _mm_loadh_pd(_mm_load_sd(xb + (q & 0xFFFF)), xb + (q >> 16 & 0xFFFF));
+        const __m128d p3 = _mm_loadh_pd(_mm_load_sd(xb + (q >> 32 & 0xFFFF)), xb + (q >> 48));
+        const __m256d q0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
+        const __m256d q1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p2), p3, 1);
+        return _mm512_insertf64x4(_mm512_castpd256_pd512(q0), q1, 1);
+    }
+    return _mm512_i32gather_pd(_mm256_cvtepu16_epi32(_mm_load_si128((const __m128i *)c)), xb, 8);
 }
 
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
@@ -186,20 +206,41 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
             cp += (int64_t)R * C;
         }
         const int32_t lenU = len - (len - j) % U;
-        for (; j < lenU; j += U, vp += U * C, cp += U * C) {
-            SPMV_UNROLL_FULL
-            for (int u = 0; u < U; u++)
+        if (S->colbase && S->colbase[k] >= 0) { /* 16-bit indices from the chunk's base */
+            const uint16_t *c16 = S->col16 + (cp - col);
+            const double *xb = x + S->colbase[k];
+            for (; j < lenU; j += U, vp += U * C, c16 += U * C) {
+                SPMV_UNROLL_FULL
+                for (int u = 0; u < U; u++)
+                    SPMV_UNROLL_FULL
+                    for (int v = 0; v < NV; v++) {
+                        const __m512d xv = gather8_16(c16 + u * C + 8 * v, xb, X);
+                        acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                    }
+            }
+            for (; j < len; j++, vp += C, c16 += C) {
                 SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
-                    const __m512d xv = gather8(cp + u * C + 8 * v, x, X);
-                    acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                    const __m512d xv = gather8_16(c16 + 8 * v, xb, X);
+                    acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
                 }
-        }
-        for (; j < len; j++, vp += C, cp += C) { /* remainder: (len - runs) % U columns */
-            SPMV_UNROLL_FULL
-            for (int v = 0; v < NV; v++) {
-                const __m512d xv = gather8(cp + 8 * v, x, X);
-                acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
+            }
+        } else {
+            for (; j < lenU; j += U, vp += U * C, cp += U * C) {
+                SPMV_UNROLL_FULL
+                for (int u = 0; u < U; u++)
+                    SPMV_UNROLL_FULL
+                    for (int v = 0; v < NV; v++) {
+                        const __m512d xv = gather8(cp + u * C + 8 * v, x, X);
+                        acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                    }
+            }
+            for (; j < len; j++, vp += C, cp += C) { /* remainder: (len - runs) % U columns */
+                SPMV_UNROLL_FULL
+                for (int v = 0; v < NV; v++) {
+                    const __m512d xv = gather8(cp + 8 * v, x, X);
+                    acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
+                }
             }
         }
         /* sum the sets (once per chunk) */
@@ -239,7 +280,7 @@ static int sell_avx512_aligned(const spmv_sell *S)
  * the runs). */
 #define SELL_AVX512_TRAFFIC(ROW)                                                                                   \
     {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
-     .bytes_per_run_lane = 8.125, .bytes_per_run = 4}
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
 
 /* One kernel: chunk height CC, x access XN (gather | emul), NT (0 | 1). */
 #define SELL_AVX512_KERNEL(CC, XN, XC, XS, NT, NTN, NTS)                                                                \
@@ -256,7 +297,7 @@ static int sell_avx512_aligned(const spmv_sell *S)
         .name = "sell-avx512-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX512,                                        \
         .sell = sell_avx512_##XN##NTN##_c##CC, .traffic = SELL_AVX512_TRAFFIC(NT ? 8 : 16),                        \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 8, .mve = SELL_AVX512_UNROLL_C##CC, .x = XS,       \
-                  .runs = 1},                                                                                      \
+                  .runs = 1, .idx16 = 1},                                                                          \
         .nt = NT, .accepts = sell_avx512_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX512_DEFINE(CC)                                                                                     \

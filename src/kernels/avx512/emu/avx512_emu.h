@@ -17,6 +17,7 @@ typedef struct { double d[8]; } __m512d;
 typedef struct { int32_t i[8]; } __m256i;
 typedef uint8_t __mmask8;
 typedef struct { double d[2]; } __m128d;
+typedef struct { uint16_t h[8]; } __m128i;
 typedef struct { double d[4]; } __m256d;
 
 /* counters the check reads: streaming stores, scatters, gathers issued */
@@ -176,6 +177,19 @@ static inline __m512d _mm512_insertf64x4(__m512d a, __m256d b, int imm)
 {
     for (int l = 0; l < 4; l++) a.d[4 * (imm & 1) + l] = b.d[l];
     return a;
+}
+
+/* 16-bit indices: aligned 16-byte load, zero extension to 8 x int32 */
+static inline __m128i _mm_load_si128(const __m128i *p)
+{
+    spmv_emu_align(p, 16, "_mm_load_si128");
+    return *p;
+}
+static inline __m256i _mm256_cvtepu16_epi32(__m128i a)
+{
+    __m256i r;
+    for (int l = 0; l < 8; l++) r.i[l] = (int32_t)a.h[l];
+    return r;
 }
 
 #endif
