@@ -281,8 +281,9 @@ typedef struct spmv_sell {
     int32_t *chunkruns; /**< length nchunks: run columns at the start of chunk k (0 <= chunkruns[k] <= chunklen[k]) */
     int64_t *runptr;    /**< length nchunks+1: index of chunk k's first run column in runbase */
     int32_t *runbase;   /**< length nruns: lane r of run column q holds column runbase[q] + r (stored numbering) */
-    uint8_t *runmask;   /**< length nruns*ceil(C/8): lane r of run column q holds an entry iff bit r%8 of byte
-                           runmask[q*ceil(C/8) + r/8] is set */
+    uint8_t *runmask;   /**< length nruns*ceil(C/8) + 8: lane r of run column q holds an entry iff bit r%8 of byte
+                           runmask[q*ceil(C/8) + r/8] is set; the last 8 bytes are zero padding, so a kernel may read
+                           any 8 bytes starting inside the masks */
     int xaccess;        /**< x-access variant asked for (spmv_sell_opts.xaccess, resolved; the kernel's own is in
                            spmv_sell_kernel_shape) */
     int64_t nidx16;     /**< stored entries of gather columns with 16-bit indices (0: none) */

@@ -9,8 +9,9 @@
 # SELL-C-sigma (functions sell_sve_*): every innermost loop must be, per VL of rows and per accumulator, exactly
 # one index load (ld1sw), one gather (ld1d with z-register offsets), one contiguous value load (ld1d; clang may
 # use ld1b) and one FMA (fmla/fmad), with no horizontal add (faddv/fadda/...), no scalar floating-point
-# instruction and no vector spill; sell_sve_c<k> must have such loops with k accumulators (versioned copies
-# allowed), sell_sve_cm with 8, 4, 2 and 1 (its blocks).
+# instruction and no vector spill -- or the 16-bit-index form (ld1h instead of ld1sw) or the run-column form
+# (a predicated contiguous ld1d of x instead of index load and gather); sell_sve_c<k> must have loops of each form
+# with k accumulators (versioned copies allowed), sell_sve_cm with 8, 4, 2 and 1 (its blocks).
 # CRS (crs_sve): innermost loops with U accumulators each have U whilelt, ld1sw, gathers, ld1d and FMAs, no
 # horizontal add and no scalar FP (the one faddv per row sits outside); the function has a faddv.
 # Needs an optimized build (-O1 and up; at -O0 the accumulators live on the stack and the check fails).
@@ -163,18 +164,22 @@ function finish(    i, j, k, b, t, nb, lead, blk, bs, be, ns, sp, stk, it, vis, 
             if ((mn[i] ~ /^f/ && op[i] ~ /^[hsd][0-9]+/) || (mn[i] ~ /^(ldr|ldur|ldp|str|stur|stp)$/ && op[i] ~ /^[hsdq][0-9]+/)) sfp++
         }
         other = cnt - ld1sw - gat - ld1d - fma - wl - spill
-        note = ""
+        note = ""; kind = "gather"
         ok = (gat > 0 && ld1sw == gat && ld1d == gat && fma == gat && hadd == 0 && sfp == 0 && spill == 0)
         if (fam == "crs" && wl != gat) ok = 0
-        if (gat == 0) note = " (no gather: a scalar or unexpected loop)"
+        # SELL with 16-bit indices: ld1h offsets (contiguous) + gather + ld1d values + fmla per accumulator
+        if (!ok && fam == "sell" && gat > 0 && ld1sw == 0 && ld1d == 2 * gat && fma == gat && hadd == 0 && sfp == 0 && spill == 0) { ok = 1; kind = "gather16" }
+        # SELL run columns: predicated contiguous ld1d of x + ld1d values + fmla per accumulator, no gather
+        if (!ok && fam == "sell" && gat == 0 && ld1sw == 0 && fma > 0 && ld1d == 2 * fma && hadd == 0 && sfp == 0 && spill == 0) { ok = 1; kind = "runs" }
+        if (gat == 0 && kind != "runs") note = " (no gather: a scalar or unexpected loop)"
         if (hadd) note = note " (horizontal add in the inner loop)"
         if (sfp) note = note " (scalar FP instruction in the inner loop)"
         if (spill) note = note " (" spill " vector register spill/fill)"
         perv = (gat > 0) ? sprintf(" = %.2f per VL of %s", cnt / gat, fam == "sell" ? "rows" : "entries") : ""
-        printf "%-12s loop 0x%x-0x%x: %2d instructions per iteration, %d accumulator(s): %d ld1sw, %d gather ld1d, %d ld1d (contiguous), %d fmla/fmad, %d whilelt, %d other%s: %s%s\n", \
-            fn, lo, hi, cnt, gat, ld1sw, gat, ld1d, fma, wl, other, perv, ok ? "ok" : "FAIL", note
+        printf "%-12s %-8s loop 0x%x-0x%x: %2d instructions per iteration, %d accumulator(s): %d ld1sw, %d gather ld1d, %d ld1d (contiguous), %d fmla/fmad, %d whilelt, %d other%s: %s%s\n", \
+            fn, kind, lo, hi, cnt, kind == "runs" ? fma : gat, ld1sw, gat, ld1d, fma, wl, other, perv, ok ? "ok" : "FAIL", note
         if (!ok) bad++
-        if (gat > 0) ks = ks " " gat
+        if (kind == "gather") ks = ks " " gat; else if (kind == "gather16") ks16 = ks16 " " gat; else if (kind == "runs") ksr = ksr " " fma
         if (fam == "sell") nsell++
     }
     # the expected accumulator counts per SELL function (a compiler may version a loop: copies count once)
@@ -184,6 +189,13 @@ function finish(    i, j, k, b, t, nb, lead, blk, bs, be, ns, sp, stk, it, vis, 
     if (fam == "sell" && want != "" && sortks(ks) != sortks(want)) {
         printf "%-12s FAIL: inner loops with%s accumulators, expected%s\n", fn, sortks(ks), sortks(want); bad++
     }
+    if (fam == "sell" && want != "" && sortks(ks16) != sortks(want)) {
+        printf "%-12s FAIL: 16-bit-index loops with%s accumulators, expected%s\n", fn, sortks(ks16), sortks(want); bad++
+    }
+    if (fam == "sell" && want != "" && sortks(ksr) != sortks(want)) {
+        printf "%-12s FAIL: run-column loops with%s accumulators, expected%s\n", fn, sortks(ksr), sortks(want); bad++
+    }
+    ks16 = ""; ksr = ""
     if (fam == "crs") {
         if (faddv == 0) { printf "%-12s FAIL: no faddv (one horizontal add per row expected)\n", fn; bad++ }
         else printf "%-12s %d faddv in the function, none in its inner loops (one per row)\n", fn, faddv

@@ -565,7 +565,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     }
     if (S->nruns > 0) {
         S->runbase = spmv__malloc((size_t)S->nruns * sizeof *S->runbase);
-        S->runmask = spmv__malloc((size_t)S->nruns * (size_t)mask_bytes(C));
+        S->runmask = spmv__calloc((size_t)S->nruns * (size_t)mask_bytes(C) + 8, 1); /* + 8: see spmv_sell */
         if (!S->runbase || !S->runmask) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld run columns", fn, (long long)S->nruns);
             goto fail;

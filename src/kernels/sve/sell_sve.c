@@ -8,8 +8,10 @@
  *     ld1d  (contiguous values)                                  svld1_vnum_f64
  *     fmla  (accumulator += value * x)                           svmla_f64_x
  * plus 4 instructions of loop control per column (GCC 12 -O3: 4k + 4 instructions for k accumulators).
- * and no horizontal add (the format's point: no faddv). scripts/check-sve-inner-loop.sh checks this in the
- * built object.
+ * and no horizontal add (the format's point: no faddv). In chunks with 16-bit indices the ld1sw becomes an ld1h
+ * from the offsets and the gather's base is x + the chunk's base. Run columns (spmv_sell) take, per VL of rows, a
+ * lane predicate from the run's mask bits and one predicated contiguous ld1d of x instead of ld1sw + gather.
+ * scripts/check-sve-inner-loop.sh checks these three loop kinds in the built object.
  *
  * Kernels: "sell-sve-C1xVL", "sell-sve-C2xVL", "sell-sve-C4xVL", "sell-sve-C8xVL" for C = k*VL, k in {1,2,4,8},
  * and "sell-sve-CmxVL" for any other multiple of VL (e.g. the default C = 32 on 128-bit SVE, = 16 VL): the chunk
@@ -23,6 +25,7 @@
 #include "kernel.h"
 
 #include <arm_sve.h>
+#include <string.h>
 
 #if !defined(__ARM_FEATURE_SVE)
 #error "compile src/kernels/sve/ with -march=armv8-a+sve (cmake/SpmvIsa.cmake)"
@@ -52,7 +55,19 @@ static inline __attribute__((always_inline)) void sell_store(const sell_out *o, 
     }
 }
 
-/* One block of K vectors of rows of a chunk: lanes [b0, b0 + K*VL) of the chunk at offset off, len columns.
+/* Bits l0 .. l0+n-1 (n <= 32) of a run column's mask, as the low bits of the result: one 8-byte load (the library
+ * pads runmask with 8 bytes, so the load stays inside the array). */
+static inline __attribute__((always_inline)) uint64_t mask_bits(const uint8_t *m, int64_t l0, int64_t n)
+{
+    uint64_t w;
+    memcpy(&w, m + l0 / 8, sizeof w);
+    return (w >> (l0 % 8)) & (((uint64_t)1 << n) - 1);
+}
+
+/* One block of K vectors of rows of a chunk: lanes [b0, b0 + K*VL) of chunk k at offset off, len columns:
+ *  - run columns (the first R of the chunk): x by a contiguous load under the lane predicate of the run's mask
+ *    (inactive lanes neither load nor fault), no index load;
+ *  - gather columns: ld1sw + gather, or, where the chunk has 16-bit indices, ld1h + gather from x + base.
  * K is a compile-time constant in every caller, so the dead steps fold away and the K accumulators live in
  * registers (SVE types cannot form arrays, hence the eight named ones). */
 #define SELL_STEP(u, a)                                                                                          \
@@ -61,27 +76,63 @@ static inline __attribute__((always_inline)) void sell_store(const sell_out *o, 
         const svfloat64_t xv = svld1_gather_s64index_f64(all, x, idx);                                           \
         a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
     }
+#define SELL_STEP16(u, a)                                                                                        \
+    if (K > (u)) {                                                                                               \
+        const svuint64_t idx = svld1uh_vnum_u64(all, c16, (u));                                                  \
+        const svfloat64_t xv = svld1_gather_u64index_f64(all, xb, idx);                                          \
+        a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
+    }
+#define RUN_STEP(u, a)                                                                                           \
+    if (K > (u)) {                                                                                               \
+        const svbool_t p = svcmpne_n_u64(                                                                        \
+            all, svand_u64_x(all, svdup_n_u64(mask_bits(rm, b0 + (u) * VL, VL)), lanebit), 0);              \
+        const svfloat64_t xv = svld1_f64(p, xr + (u) * VL);                                                      \
+        a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
+    }
 #define SELL_OUT(u, a) \
     if (K > (u)) sell_store(o, row0 + b0 + (u) * VL, a);
 
 static inline __attribute__((always_inline)) void sell_block(const spmv_sell *S, const sell_out *o, int K,
-                                                            int64_t off, int32_t len, int64_t b0, int64_t row0,
-                                                            const double *x)
+                                                            int32_t k, int64_t b0, const double *x)
 {
     const int64_t VL = (int64_t)svcntd();
-    const int64_t C = S->C;
+    const int64_t C = S->C, off = S->chunkptr[k], row0 = (int64_t)k * C;
+    const int32_t len = S->chunklen[k], R = S->chunkruns ? S->chunkruns[k] : 0;
     const svbool_t all = svptrue_b64();
     svfloat64_t a0 = svdup_n_f64(0.0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     const int32_t *col = S->col + off + b0;
     const double *val = S->val + off + b0;
-    for (const double *const end = val + (int64_t)len * C; val != end; col += C, val += C) {
-        SELL_STEP(0, a0) SELL_STEP(1, a1) SELL_STEP(2, a2) SELL_STEP(3, a3)
-        SELL_STEP(4, a4) SELL_STEP(5, a5) SELL_STEP(6, a6) SELL_STEP(7, a7)
+    if (R > 0) { /* run columns */
+        const svuint64_t lanebit = svlsl_u64_x(all, svdup_n_u64(1), svindex_u64(0, 1));
+        const int64_t mb = (C + 7) / 8;
+        const int32_t *rb = S->runbase + S->runptr[k];
+        const uint8_t *rm = S->runmask + S->runptr[k] * mb;
+        for (int32_t j = 0; j < R; j++, val += C, col += C, rm += mb) {
+            const double *xr = x + rb[j] + b0;
+            RUN_STEP(0, a0) RUN_STEP(1, a1) RUN_STEP(2, a2) RUN_STEP(3, a3)
+            RUN_STEP(4, a4) RUN_STEP(5, a5) RUN_STEP(6, a6) RUN_STEP(7, a7)
+        }
+    }
+    const double *const end = S->val + off + b0 + (int64_t)len * C;
+    if (S->colbase && S->colbase[k] >= 0) { /* 16-bit indices from the chunk's base */
+        const uint16_t *c16 = S->col16 + (col - S->col);
+        const double *xb = x + S->colbase[k];
+        for (; val != end; c16 += C, val += C) {
+            SELL_STEP16(0, a0) SELL_STEP16(1, a1) SELL_STEP16(2, a2) SELL_STEP16(3, a3)
+            SELL_STEP16(4, a4) SELL_STEP16(5, a5) SELL_STEP16(6, a6) SELL_STEP16(7, a7)
+        }
+    } else {
+        for (; val != end; col += C, val += C) {
+            SELL_STEP(0, a0) SELL_STEP(1, a1) SELL_STEP(2, a2) SELL_STEP(3, a3)
+            SELL_STEP(4, a4) SELL_STEP(5, a5) SELL_STEP(6, a6) SELL_STEP(7, a7)
+        }
     }
     SELL_OUT(0, a0) SELL_OUT(1, a1) SELL_OUT(2, a2) SELL_OUT(3, a3)
     SELL_OUT(4, a4) SELL_OUT(5, a5) SELL_OUT(6, a6) SELL_OUT(7, a7)
 }
 #undef SELL_STEP
+#undef SELL_STEP16
+#undef RUN_STEP
 #undef SELL_OUT
 
 /* Chunks [c0, c1) with C = K*VL: one block per chunk. */
@@ -89,8 +140,7 @@ static inline __attribute__((always_inline)) void sell_sve_k(const spmv_sell *S,
                                                             double alpha, const double *x, double beta, double *y)
 {
     const sell_out o = {S->rows, S->permuted ? NULL : S->perm, alpha, beta, y};
-    for (int32_t k = c0; k < c1; k++)
-        sell_block(S, &o, K, S->chunkptr[k], S->chunklen[k], 0, (int64_t)k * S->C, x);
+    for (int32_t k = c0; k < c1; k++) sell_block(S, &o, K, k, 0, x);
 }
 
 static void sell_sve_c1(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
@@ -122,19 +172,17 @@ static void sell_sve_cm(const spmv_sell *S, int32_t c0, int32_t c1, double alpha
     const int64_t C = S->C;
     const sell_out o = {S->rows, S->permuted ? NULL : S->perm, alpha, beta, y};
     for (int32_t k = c0; k < c1; k++) {
-        const int64_t off = S->chunkptr[k], row0 = (int64_t)k * C;
-        const int32_t len = S->chunklen[k];
         int64_t b = 0;
-        for (; b + 8 * VL <= C; b += 8 * VL) sell_block(S, &o, 8, off, len, b, row0, x);
+        for (; b + 8 * VL <= C; b += 8 * VL) sell_block(S, &o, 8, k, b, x);
         if (b + 4 * VL <= C) {
-            sell_block(S, &o, 4, off, len, b, row0, x);
+            sell_block(S, &o, 4, k, b, x);
             b += 4 * VL;
         }
         if (b + 2 * VL <= C) {
-            sell_block(S, &o, 2, off, len, b, row0, x);
+            sell_block(S, &o, 2, k, b, x);
             b += 2 * VL;
         }
-        if (b + VL <= C) sell_block(S, &o, 1, off, len, b, row0, x);
+        if (b + VL <= C) sell_block(S, &o, 1, k, b, x);
     }
 }
 
@@ -148,11 +196,13 @@ static int accepts_cm(const spmv_sell *S) { return S && S->C > 0 && S->C % (int3
 /* Traffic per multiply, as the reference SELL kernel: 12 bytes per stored entry (8-byte value + 4-byte index),
  * 16 per row (y store + write-allocate), 12 per chunk (int64 chunk offset + int32 chunk length); 2 flops per
  * nonzero. With beta != 0, y is read as well (not part of the beta = 0 declaration, see spmv_traffic). */
-#define SELL_SVE_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2}
-/* C/VL accumulators in one set (no unroll along the chunk), VL doubles per vector, hardware gathers; run columns are
- * read through col[] like the others */
+#define SELL_SVE_TRAFFIC                                                                                           \
+    {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2,                    \
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
+/* C/VL accumulators in one set (no unroll along the chunk), VL doubles per vector, hardware gathers (32- or 16-bit
+ * indices), run columns by predicated contiguous loads */
 #define SELL_SVE_SHAPE                                                                                             \
-    {.format = SPMV_FORMAT_SELL, .C = 0, .width = 0, .mve = 1, .x = SPMV_X_GATHER, .runs = 0}
+    {.format = SPMV_FORMAT_SELL, .C = 0, .width = 0, .mve = 1, .x = SPMV_X_GATHER, .runs = 1, .idx16 = 1}
 
 const spmv_kernel spmv__k_sell_sve_c1 = {.name = "sell-sve-C1xVL", .arch = SPMV_ARCH_SVE, .sell = sell_sve_c1,
                                          .traffic = SELL_SVE_TRAFFIC, .shape = SELL_SVE_SHAPE, .accepts = accepts_c1};
