@@ -1,6 +1,7 @@
 /* spmv-bench: time y = A*x for one matrix and one format, checked against a reference loop first. */
 #include "toolutil.h"
 #include "bench_suite.h"
+#include "bench_mpi_exec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ static void usage(FILE *f)
             "  --auto          SELL parameters recorded by spmv-tune for this matrix and machine (else the model's)\n"
             "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies.\n");
     bench_suite_usage(f);
+    fprintf(f, "spmv-bench --mpi ...: under mpirun, the distributed multiply (spmv-bench-mpi --help)\n");
 }
 
 /* The model's limit next to the measurement: roofline and ECM at this thread count, from the machine file.
@@ -76,6 +78,7 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
 
 int main(int argc, char **argv)
 {
+    if (bench_mpi_wanted(argc, argv)) return bench_mpi_exec(prog, argc, argv);
     const char *spec = NULL, *format = "sell";
     long C = 32, sigma = 1, unroll = 1, threads = 0, runs = 5;
     long tlist[64];
