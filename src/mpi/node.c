@@ -29,7 +29,8 @@ spmv_status smpi_node_build(spmv_crs *L, const spmv_mpi_opts *o, int rank, const
 {
     *crs = NULL;
     *sell = NULL;
-    int use_crs = L->rows == 0 || o->format == SPMV_MPI_FORMAT_CRS || (o->format == SPMV_MPI_FORMAT_AUTO && auto_wants_crs(L));
+    int use_crs = L->rows == 0 || o->format == SPMV_MPI_FORMAT_CRS ||
+                  (o->format == SPMV_MPI_FORMAT_AUTO && auto_wants_crs(L));
     spmv_status st;
     if (use_crs) {
         st = spmv_crs_set_threads(L, o->nthreads);
@@ -45,7 +46,11 @@ spmv_status smpi_node_build(spmv_crs *L, const spmv_mpi_opts *o, int rank, const
     so.sigma = o->format == SPMV_MPI_FORMAT_SELL ? o->sigma : 0;
     so.permuted = 0; /* x and y in the original order: the halo exchange and the caller index them directly */
     so.nthreads = o->nthreads;
-    st = spmv_sell_from_crs(L, &so, sell);
+    st = spmv_tune_auto_params(L, &so, NULL); /* resolve C = 0 / sigma = 0 here, to see sigma */
+    /* sigma = 1 sorts nothing: the permutation is the identity and the "permuted" order is the original one, so the
+     * kernel can skip the perm[] read that scatters y (4 B per row, spmv_sell_traffic) */
+    if (!st && so.sigma == 1 && !so.rcm) so.permuted = 1;
+    if (!st) st = spmv_sell_from_crs(L, &so, sell);
     spmv_crs_free(L);
     return st ? smpi_core_err(rank, fn, st) : SPMV_OK;
 }
