@@ -131,6 +131,7 @@ struct spmv_mpi_work {
     double *sendbuf;     /* length send_ptr[nsend] */
     double *tmp;         /* length remote->rows */
     MPI_Request *req;    /* length nrecv + nsend + 1 */
+    int flag, first;     /* the agreement on the arguments (MPI_Iallreduce buffers: alive until it completes) */
 };
 spmv_status smpi_work_alloc(spmv_mpi_matrix *D, const char *fn);
 

@@ -45,9 +45,11 @@ static spmv_status multiply(spmv_mpi_matrix *D, double alpha, const double *x, d
 
     double t0 = MPI_Wtime();
     /* post: the agreement on the arguments, the receives of the halo, the sends of the owned entries others need */
-    int flag = st ? r : P, first = P, nr = 0, rc = MPI_SUCCESS;
-    if (P > 1) rc = MPI_Iallreduce(&flag, &first, 1, MPI_INT, MPI_MIN, D->comm, &w->req[nr++]);
-    else first = flag;
+    int nr = 0, rc = MPI_SUCCESS;
+    w->flag = st ? r : P;
+    w->first = P;
+    if (P > 1) rc = MPI_Iallreduce(&w->flag, &w->first, 1, MPI_INT, MPI_MIN, D->comm, &w->req[nr++]);
+    else w->first = w->flag;
     for (int32_t k = 0; rc == MPI_SUCCESS && k < D->nrecv; k++)
         rc = MPI_Irecv(w->halo + D->recv_ptr[k], D->recv_ptr[k + 1] - D->recv_ptr[k], MPI_DOUBLE, D->recv_rank[k],
                        SMPI_TAG_HALO, D->comm, &w->req[nr++]);
@@ -71,7 +73,7 @@ static spmv_status multiply(spmv_mpi_matrix *D, double alpha, const double *x, d
     rc = MPI_Waitall(nr, w->req, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return smpi_mpi_err(r, fn, "MPI_Waitall (halo exchange)", rc);
     double t3 = MPI_Wtime();
-    if (first != P) return smpi_share_error(D->comm, r, first, fn, st);
+    if (w->first != P) return smpi_share_error(D->comm, r, w->first, fn, st);
     if (!D->overlap && D->nrows > 0) {
         lst = dot ? smpi_node_mv_dot(D, alpha, x, beta, y, &lxy, &lyy) : smpi_node_mv(D, alpha, x, beta, y);
     }
