@@ -9,7 +9,8 @@
 # `make -C ../shared/peers peers` if missing; its gen_hpcg.py writes the matrix file PETSc reads, or spmv-convert
 # when python3-numpy is missing), N (grid, default 128),
 # RANKS (default 2), REPEATS (default 3, at least 3), MATDIR (where hpcg_N.mtx and its binary cache go, default
-# $B/bench-mpi), MACHINE (machine file for spmv's node-level limit; default: the one spmv-machine wrote, if any),
+# $B/bench-mpi), MACHINE (machine file for spmv's node-level limit; default: the one spmv-machine --install wrote,
+# else spmv-machine --quick once into MATDIR),
 # PEERS_MIN_TIME (PETSc's timed seconds per run, default 1.0).
 #
 # spmv builds the matrix with its generator (every rank its own rows; the same matrix, entry for entry, as the file
@@ -50,8 +51,17 @@ if [ ! -f "$mtx" ]; then
 fi
 out=$B/bench-mpi/run-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
+# the machine file of spmv's node-level limit: MACHINE, else the one spmv-machine --install wrote, else a quick
+# measurement made once and kept in MATDIR
 machine_args=()
-[ -n "${MACHINE:-}" ] && machine_args=(--machine "$MACHINE")
+if [ -n "${MACHINE:-}" ]; then
+  machine_args=(--machine "$MACHINE")
+elif ! ls "${XDG_DATA_HOME:-$HOME/.local/share}"/spmv/machines/*.machine > /dev/null 2>&1; then
+  [ -f "$MATDIR/this-host.machine" ] || { echo "# spmv-machine --quick -o $MATDIR/this-host.machine (once)";
+    OMP_NUM_THREADS=$(getconf _NPROCESSORS_ONLN) "$B/tools/spmv-machine" --quick -o "$MATDIR/this-host.machine" > /dev/null 2>&1 ||
+    rm -f "$MATDIR/this-host.machine"; }
+  [ -f "$MATDIR/this-host.machine" ] && machine_args=(--machine "$MATDIR/this-host.machine")
+fi
 {
   echo "# $(date -u '+%F %T UTC') $(hostname): $(getconf _NPROCESSORS_ONLN) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# spmv $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo '+dirty'), $(mpirun --version | head -1), HPCG $N^3, $RANKS ranks x 1 thread, $REPEATS repeats"

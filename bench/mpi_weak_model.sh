@@ -12,6 +12,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
 [ -x "$B/bench/spmv-mpi-model" ] || { echo "$B/bench/spmv-mpi-model missing: build spmv with MPI (cmake -DSPMV_WITH_MPI=ON)"; exit 1; }
-echo "\`bench/mpi_weak_model.sh $*\` ($(date -u '+%F'), spmv $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "\`bench/mpi_weak_model.sh${*:+ $*}\` ($(date -u '+%F'), spmv $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo
 "$B/bench/spmv-mpi-model" "$@"

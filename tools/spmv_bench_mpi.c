@@ -314,7 +314,7 @@ int main(int argc, char **argv)
                "%lld in all\n", spmv_mpi_kernel_name(D), 100.0 * sum.nnz_remote / (double)sum.nnz,
                (long long)sum.remote_rows);
         printf("halo     per multiply: %lld bytes in %lld messages over all ranks; the busiest rank receives %lld B in "
-               "%lld messages and sends %lld B in %lld\n", 8 * (long long)sum.recv, (long long)sum.recv_msgs,
+               "%lld message(s) and sends %lld B in %lld\n", 8 * (long long)sum.recv, (long long)sum.recv_msgs,
                8 * (long long)mx.recv, (long long)mx.recv_msgs, 8 * (long long)mx.send, (long long)mx.send_msgs);
     }
 
