@@ -53,7 +53,9 @@ typedef enum spmv_status {
     SPMV_ERR_PARSE = -4,       /**< a Matrix Market, machine or tuning file is malformed (the message names file and line) */
     SPMV_ERR_UNSUPPORTED = -5, /**< valid input this library does not handle (complex field, ...) */
     SPMV_ERR_OVERFLOW = -6,    /**< a size does not fit the 32-bit row/column indices */
-    SPMV_ERR_ARCH = -7         /**< a forced kernel family (SPMV_ARCH) is not available on this CPU */
+    SPMV_ERR_ARCH = -7,        /**< a forced kernel family (SPMV_ARCH) is not available on this CPU */
+    SPMV_ERR_COMM = -8         /**< a communication call failed (the optional spmv::mpi component, spmv_mpi.h: the
+                                    message gives the MPI error string) */
 } spmv_status;
 
 /** Version of the library linked at run time ("0.1.0"); compare with SPMV_VERSION_STRING. Never NULL. */

@@ -4,6 +4,8 @@ set -euo pipefail
 # libpfm4-dev: event names for the PMU counters of spmv-bench/spmv-tune --pmu (optional at build time: without it
 # the tools say so at run time)
 pkgs=(cmake make gcc pkg-config libsuitesparse-dev libcunit1-dev libjansson-dev libpfm4-dev)
+# the distributed component spmv::mpi (src/mpi) and its tests under mpirun: Open MPI; SPMV_NO_MPI=1 leaves it out
+[ "${SPMV_NO_MPI:-0}" = 1 ] || pkgs+=(openmpi-bin libopenmpi-dev)
 # cross build of the SVE kernels, run under qemu (tests only, scripts/test-sve.sh); the tests' libraries for arm64
 # come from Debian's arm64 packages through multiarch (they co-install with the amd64 ones)
 [ "${SPMV_NO_SVE:-0}" = 1 ] || pkgs+=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user

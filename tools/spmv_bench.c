@@ -2,6 +2,7 @@
 #include "toolutil.h"
 #include "bench_suite.h"
 #include "pmu_report.h"
+#include "bench_mpi_exec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ static void usage(FILE *f)
             "                  to 1/beta, IPC, top-down level 1, and the events used (libpfm4; one line if absent)\n"
             "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies.\n");
     bench_suite_usage(f);
+    fprintf(f, "spmv-bench --mpi ...: under mpirun, the distributed multiply (spmv-bench-mpi --help)\n");
 }
 
 /* The model's limit next to the measurement: roofline and ECM at this thread count, from the machine file.
@@ -79,6 +81,7 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
 
 int main(int argc, char **argv)
 {
+    if (bench_mpi_wanted(argc, argv)) return bench_mpi_exec(prog, argc, argv);
     const char *spec = NULL, *format = "sell";
     long C = 32, sigma = 1, unroll = 1, threads = 0, runs = 5;
     long tlist[64];

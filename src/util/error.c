@@ -23,6 +23,7 @@ const char *spmv_strerror(spmv_status status)
     case SPMV_ERR_UNSUPPORTED: return "unsupported input";
     case SPMV_ERR_OVERFLOW: return "size overflows 32-bit indices";
     case SPMV_ERR_ARCH: return "kernel family not available";
+    case SPMV_ERR_COMM: return "communication (MPI) error";
     }
     return "unknown status";
 }
