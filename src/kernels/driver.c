@@ -33,6 +33,18 @@ static int thread_count(void)
 #endif
 }
 
+/* Threads that run the parts of a multiply: one per part, but at most one per SPMV_MIN_WORK_PER_RUN stored entries
+ * (at least 1): below that a second thread costs more (starting and joining the team, ~1-2 us) than it saves, so a
+ * tiny matrix partitioned for many threads runs on fewer. The parts, and so the results (the per-part sums of the
+ * fused multiply included), do not change: a thread runs several parts in order. */
+#define SPMV_MIN_WORK_PER_RUN ((int64_t)16384)
+static int32_t team_size(int32_t nparts, int64_t work)
+{
+    int64_t t = work / SPMV_MIN_WORK_PER_RUN;
+    if (t < 1) t = 1;
+    return nparts < t ? nparts : (int32_t)t;
+}
+
 /* y = beta*y over n entries (beta = 0: y = 0, y not read): the multiply of a matrix without stored entries, done
  * here so that no kernel forms pointers into NULL col/val arrays. */
 static void scale_y(double *y, int64_t n, double beta)
@@ -56,7 +68,7 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
         k->crs(A, 0, A->rows, alpha, x, beta, y);
         return SPMV_OK;
     }
-#pragma omp parallel num_threads(A->nparts)
+#pragma omp parallel num_threads(team_size(A->nparts, A->nnz))
     {
         /* the runtime may give fewer threads than parts: every part still runs once */
         for (int t = thread_id(); t < A->nparts; t += thread_count())
@@ -81,7 +93,7 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
         k->sell(S, 0, S->nchunks, alpha, x, beta, y);
         return SPMV_OK;
     }
-#pragma omp parallel num_threads(S->nparts)
+#pragma omp parallel num_threads(team_size(S->nparts, S->stored))
     {
         for (int t = thread_id(); t < S->nparts; t += thread_count())
             k->sell(S, S->part[t], S->part[t + 1], alpha, x, beta, y);
@@ -158,7 +170,7 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     if (nparts <= 1)
         mv_dot_part(A, S, 0, alpha, x, beta, y, sum);
     else {
-#pragma omp parallel num_threads(nparts)
+#pragma omp parallel num_threads(team_size(nparts, A ? A->nnz : S->stored))
         for (int t = thread_id(); t < nparts; t += thread_count()) mv_dot_part(A, S, t, alpha, x, beta, y, sum + 2 * t);
     }
     double a = 0.0, b = 0.0;
