@@ -199,6 +199,9 @@ SPMV_API spmv_status spmv_rcm(const spmv_crs *A, int32_t *perm, int32_t *iperm);
 /* SELL-C-sigma                                                                                      */
 /* ================================================================================================ */
 
+/** A storage format. */
+typedef enum spmv_format { SPMV_FORMAT_CRS = 0, SPMV_FORMAT_SELL = 1 } spmv_format;
+
 /** How a kernel brings x[col] into its registers (the "x-access variant"; Kreutzer et al. 2014 use the hardware
  * gather; on cores where it is slow -- AMD Zen: 14.7 cy per zmm vgatherdpd against 0.5 cy per load, measured by
  * spmv-machine -- scalar loads and inserts are faster). */
@@ -389,6 +392,112 @@ SPMV_API double spmv_traffic_bytes(const spmv_traffic *t, int64_t stored, int64_
                                    int64_t nchunks, double alpha_x);
 
 /* ================================================================================================ */
+/* One handle for solvers: create, hints, optimize, multiply (inspector-executor)                    */
+/* ================================================================================================ */
+/* The way most solvers should use spmv (MKL's inspector-executor and PETSc's shadow formats are the models):
+ *
+ *     spmv_matrix *M;
+ *     spmv_matrix_create_crs(n, n, rowptr, col, val, SPMV_BORROW, &M);   // or SPMV_COPY, or spmv_matrix_create_file
+ *     spmv_hints h = spmv_hints_default();
+ *     h.expected_calls = 2000;                                           // e.g. the solver's iteration limit
+ *     spmv_matrix_set_hints(M, &h);
+ *     spmv_matrix_optimize(M);                                           // stays CRS when converting does not pay
+ *     spmv_matrix_mv(M, 1.0, x, 0.0, y);                                 // y = A x, thousands of times
+ *     spmv_matrix_free(M);
+ *
+ * The choice is deterministic for a given matrix, hints and imported wisdom (no file is read unless
+ * spmv_wisdom_import was called); with hints.trial_seconds > 0 it also depends on timings. Vectors stay in the
+ * original order unless hints.permuted_ok allows a permuted one (then use spmv_matrix_permute_vec /
+ * spmv_matrix_unpermute_vec at the solver's boundary). */
+
+typedef struct spmv_matrix spmv_matrix; /**< opaque */
+
+/** How the handle holds the caller's arrays. */
+typedef enum spmv_ownership {
+    SPMV_COPY = 0,  /**< copied (columns may be unsorted or repeated: sorted, duplicates summed) */
+    SPMV_BORROW = 1 /**< borrowed: the arrays must outlive the handle and already be valid CRS (columns strictly
+                         increasing in each row); nothing is copied for the CRS form */
+} spmv_ownership;
+
+/** A handle from CRS arrays: rowptr length rows+1, col and val length rowptr[rows] (0-based). Errors: as
+ * spmv_crs_from_arrays / spmv_crs_wrap; SPMV_ERR_ARG (NULL M, an unknown own, a borrowed matrix without values). */
+SPMV_API spmv_status spmv_matrix_create_crs(int32_t rows, int32_t cols, const int64_t *rowptr, const int32_t *col,
+                                            const double *val, spmv_ownership own, spmv_matrix **M);
+/** A handle from a Matrix Market file (spmv_crs_read_mm; errors as there). */
+SPMV_API spmv_status spmv_matrix_create_file(const char *path, spmv_matrix **M);
+/** Accepts NULL. */
+SPMV_API void spmv_matrix_free(spmv_matrix *M);
+
+/** What the caller knows about its use of the matrix. */
+typedef struct spmv_hints {
+    int64_t expected_calls; /**< multiplies the caller expects (default 1000); below the break-even the handle stays
+                               in CRS */
+    int nthreads;           /**< threads of the multiply (0 = omp_get_max_threads(), at most one per 8192 entries) */
+    int permuted_ok;        /**< 1: x and y may live in the matrix's permuted order (spmv_matrix_permute_vec);
+                               default 0: the original order */
+    int reorder_ok;         /**< 1: a recorded choice with RCM may be used (the permuted order then applies RCM too);
+                               default 0 */
+    int64_t memory_budget;  /**< bytes the optimized copy may take beside the CRS arrays (0 = twice CRS's) */
+    double trial_seconds;   /**< > 0: after converting, time CRS and the candidate alternately for about this long
+                               and keep the faster (the choice then depends on timings); 0 (default): model only */
+} spmv_hints;
+
+/** Defaults: expected_calls 1000, nthreads 0, permuted_ok 0, reorder_ok 0, memory_budget 0, trial_seconds 0. */
+SPMV_API spmv_hints spmv_hints_default(void);
+/** Errors: SPMV_ERR_ARG (NULL, negative counts, nthreads above 4096, trial_seconds not finite or negative). */
+SPMV_API spmv_status spmv_matrix_set_hints(spmv_matrix *M, const spmv_hints *h);
+
+/** What spmv_matrix_optimize chose and why. */
+typedef struct spmv_matrix_info {
+    spmv_format format;  /**< SPMV_FORMAT_CRS or SPMV_FORMAT_SELL */
+    int32_t C, sigma;    /**< SELL parameters (0 for CRS) */
+    int rcm, permuted;   /**< RCM applied; vectors in the permuted order (spmv_matrix_permuted) */
+    int runs, idx16;     /**< the SELL matrix has run columns / 16-bit indices */
+    int32_t nthreads;    /**< parts of the thread partition */
+    int64_t stored;      /**< stored entries (nnz for CRS) */
+    double bytes;        /**< reserved (0) */
+    double break_even;   /**< multiplies after which the conversion pays (estimated, or measured with a trial) */
+    double t_convert;    /**< s, CRS -> SELL (0 when not converted) */
+    double t_crs, t_sell;/**< s per multiply measured in the trial (0 without one) */
+    double t_optimize;   /**< s, the whole optimize call */
+    char kernel[48];     /**< the kernel the multiply runs */
+    char reason[256];    /**< one sentence: the choice and why (e.g. "CRS: 10 expected multiplies are below the
+                            break-even of about 40 ...") */
+} spmv_matrix_info;
+
+/** Choose the format and its parameters for the hints (see src/handle/handle.c for the rule): the imported
+ * wisdom's choice for this matrix and machine, else the model's defaults; stay in CRS when the expected multiplies
+ * are below the break-even t_convert / (t_crs - t_sell), when the SELL copy would exceed the memory budget, or when a
+ * trial measures CRS faster. May be called again after new hints. Errors: SPMV_ERR_ARG (NULL), SPMV_ERR_NOMEM,
+ * SPMV_ERR_ARCH. */
+SPMV_API spmv_status spmv_matrix_optimize(spmv_matrix *M);
+/** Errors: SPMV_ERR_ARG (NULL). */
+SPMV_API spmv_status spmv_matrix_get_info(const spmv_matrix *M, spmv_matrix_info *info);
+
+/** y = alpha*A*x + beta*y with the chosen kernel; x (length cols) and y (length rows) in the handle's vector order
+ * (the original one unless spmv_matrix_permuted). Errors: as spmv_crs_mv. */
+SPMV_API spmv_status spmv_matrix_mv(const spmv_matrix *M, double alpha, const double *x, double beta, double *y);
+/** The fused multiply and dot products (spmv_crs_mv_dot; square matrices). */
+SPMV_API spmv_status spmv_matrix_mv_dot(const spmv_matrix *M, double alpha, const double *x, double beta, double *y,
+                                        double *xy, double *yy);
+/** New values, same pattern: val has length nnz in the order of the arrays the handle was made from (sorted CRS
+ * order for a copied matrix with unsorted input). A borrowed matrix may pass NULL after changing its val array in
+ * place. Errors: SPMV_ERR_ARG (NULL M; NULL val for a copied matrix). */
+SPMV_API spmv_status spmv_matrix_update_values(spmv_matrix *M, const double *val);
+
+/** 1 if the handle's vectors live in a permuted order (only after optimize with hints.permuted_ok). */
+SPMV_API int spmv_matrix_permuted(const spmv_matrix *M);
+/** out = the vector in the handle's order (a copy when it is the original order); in, out: length rows.
+ * Errors: SPMV_ERR_ARG. */
+SPMV_API spmv_status spmv_matrix_permute_vec(const spmv_matrix *M, const double *in, double *out);
+/** Back to the original order. */
+SPMV_API spmv_status spmv_matrix_unpermute_vec(const spmv_matrix *M, const double *in, double *out);
+
+/** The matrices behind the handle (for experts; NULL for M NULL / no SELL form). Do not free them. */
+SPMV_API const spmv_crs *spmv_matrix_crs(const spmv_matrix *M);
+SPMV_API const spmv_sell *spmv_matrix_sell(const spmv_matrix *M);
+
+/* ================================================================================================ */
 /* Kernel families and CPU                                                                           */
 /* ================================================================================================ */
 
@@ -567,7 +676,6 @@ SPMV_API spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops);
 
 /** Loop structure of a kernel, for the in-core part of the ECM model. Every kernel declares it next to its traffic
  * (src/kernels/<family>/); spmv_crs_kernel_shape / spmv_sell_kernel_shape give that of a built matrix. */
-typedef enum spmv_format { SPMV_FORMAT_CRS = 0, SPMV_FORMAT_SELL = 1 } spmv_format;
 typedef struct spmv_kernel_shape {
     spmv_format format;
     int32_t C;       /**< SELL chunk height (rows per chunk); 0 for CRS */
@@ -809,8 +917,10 @@ SPMV_API spmv_status spmv_tune_stored(const spmv_crs *A, int32_t C, int32_t sigm
  * SPMV_ERR_ARCH. */
 SPMV_API spmv_status spmv_tune_default_chunk_height(const spmv_machine *m, int32_t *C);
 
-/** Model default for sigma: the smallest window of spmv_tune_sigma_list(C, rows) whose padding is within 1 % of nnz
- * of the padding a global sort leaves: (stored(sigma) - stored(rows)) <= 0.01 nnz. A larger window only scatters
+/** Model default for sigma: 1 when run columns (default threshold ceil(3C/4), 4 <= C <= 64) would hold at least
+ * half the nonzeros with the rows in their own order (estimated from 256 chunks spread over the matrix): sorting
+ * would break them up. Otherwise the smallest window of spmv_tune_sigma_list(C, rows) whose padding is within 1 % of
+ * nnz of the padding a global sort leaves: (stored(sigma) - stored(rows)) <= 0.01 nnz. A larger window only scatters
  * rows further apart (x and y locality) without saving traffic. 1 for an empty matrix.
  * Errors: SPMV_ERR_ARG (NULL, C < 1), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_tune_default_sigma(const spmv_crs *A, int32_t C, int32_t *sigma);

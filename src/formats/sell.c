@@ -335,6 +335,43 @@ static int64_t sell_compress_chunk(spmv_sell *S, int32_t k)
     return p1 - p0;
 }
 
+/* Share of A's nonzeros that run columns of threshold T would hold in SELL-C-1 (rows in their own order), from up to
+ * `sample` chunks spread over the matrix (all chunks when there are fewer): the model's evidence for keeping rows
+ * in order (sigma = 1) rather than sorting them. 0 when T < 1, C > 64 or A is empty; -1 when out of memory. */
+double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample)
+{
+    if (T < 1 || C < 1 || C > 64 || A->rows < 1 || A->nnz < 1) return 0.0;
+    const int64_t nch = ((int64_t)A->rows + C - 1) / C;
+    const int64_t step = sample > 0 && nch > sample ? nch / sample : 1;
+    int64_t widest = 0;
+    for (int64_t k = 0; k < nch; k += step) {
+        int64_t r0 = k * C, r1 = r0 + C < A->rows ? r0 + C : A->rows;
+        if (A->rowptr[r1] - A->rowptr[r0] > widest) widest = A->rowptr[r1] - A->rowptr[r0];
+    }
+    chunk_scratch sc;
+    if (scratch_init(&sc, C, widest) != 0) return -1.0;
+    int64_t in_runs = 0, seen = 0;
+    for (int64_t k = 0; k < nch; k += step) {
+        const int64_t r0 = k * C;
+        int64_t pos = 0;
+        for (int32_t r = 0; r < C; r++) { /* the lanes: rows r0 + r, columns already ascending */
+            const int64_t i = r0 + r;
+            const int64_t b = i < A->rows ? A->rowptr[i] : 0, n = i < A->rows ? A->rowptr[i + 1] - b : 0;
+            sc.start[r] = pos;
+            sc.len[r] = (int32_t)n;
+            if (n) memcpy(sc.col + pos, A->col + b, (size_t)n * sizeof *sc.col);
+            pos += n;
+        }
+        memset(sc.inrun, 0, (size_t)pos);
+        sc.nrun = 0;
+        chunk_runs(C, T, &sc);
+        for (int64_t e = 0; e < pos; e++) in_runs += sc.inrun[e];
+        seen += pos;
+    }
+    scratch_free(&sc);
+    return seen > 0 ? (double)in_runs / (double)seen : 0.0;
+}
+
 /* Chunk partition for nparts threads: a new part array, balanced by stored entries. */
 static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *fn, int32_t **part_out,
                                   int32_t *nparts_out)

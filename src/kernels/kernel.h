@@ -62,6 +62,11 @@ const char *spmv__family_name(spmv_arch a);   /* also for families not built */
 const spmv_kernel *spmv__crs_kernel(const spmv_crs *A);
 const spmv_kernel *spmv__sell_kernel(const spmv_sell *S);
 
+/* The SELL kernel of the family in use for chunk height C and x access x (non-temporal stores off), as the registry
+ * would choose it for an aligned matrix in the original order: for estimates before a matrix is built. Never NULL
+ * unless SPMV_ARCH names an unavailable family. */
+const spmv_kernel *spmv__sell_kernel_for(int32_t C, spmv_xaccess x);
+
 /* The resolved x access for a new SELL matrix: the SPMV_XACCESS environment variable, else opts (non-AUTO), else the
  * family's default for this CPU. */
 spmv_xaccess spmv__sell_xaccess(int opts_xaccess);

@@ -220,6 +220,26 @@ static const spmv_kernel *sell_find(const spmv_family *f, const spmv_sell *S, sp
     return NULL;
 }
 
+const spmv_kernel *spmv__sell_kernel_for(int32_t C, spmv_xaccess x)
+{
+    static _Alignas(64) double val[8];
+    static _Alignas(64) int32_t col[16];
+    spmv_arch a;
+    if (spmv_arch_get(&a) != SPMV_OK) return NULL;
+    const spmv_family *f = spmv__family(a);
+    int64_t chunkptr[1] = {0};
+    spmv_sell S;
+    memset(&S, 0, sizeof S);
+    S.C = C;
+    S.sigma = S.unroll = 1;
+    S.val = val;
+    S.col = col;
+    S.chunkptr = chunkptr;
+    const spmv_kernel *k = sell_find(f, &S, x, 0);
+    if (!k) k = sell_find(f, &S, SPMV_X_AUTO, 0);
+    return k ? k : &spmv__k_sell_ref;
+}
+
 static const spmv_kernel *pick(const spmv_sell *S, const char *what)
 {
     spmv_arch a;

@@ -129,28 +129,6 @@ static int family_has_C(spmv_arch a, int32_t C)
     return 0;
 }
 
-/* The first SELL kernel of family a for chunk height C with x access x (0: any); NULL if none. */
-static const spmv_kernel *family_sell_kernel(spmv_arch a, int32_t C, spmv_xaccess x)
-{
-    static _Alignas(64) double val[8];
-    static _Alignas(64) int32_t col[16];
-    const spmv_family *f = spmv__family(a);
-    if (!f) return NULL;
-    int64_t chunkptr[1] = {0};
-    spmv_sell S;
-    memset(&S, 0, sizeof S);
-    S.C = C;
-    S.sigma = S.unroll = 1;
-    S.val = val;
-    S.col = col;
-    S.chunkptr = chunkptr;
-    for (const spmv_kernel *const *p = f->kernels; p && *p; p++)
-        if ((*p)->sell && !(*p)->nt && (!x || (*p)->shape.x == x) &&
-            ((*p)->accepts ? (*p)->accepts(&S) : (*p)->shape.C == C))
-            return *p;
-    return NULL;
-}
-
 /* The fast C values of family a (ascending powers of two), see spmv_tune_chunk_heights. Returns the count. */
 static int32_t fast_heights(spmv_arch a, int32_t *out, int32_t cap)
 {
@@ -331,8 +309,7 @@ static spmv_status default_C(const spmv_machine *m, cdefault *d)
     r.from_machine = m != NULL;
     /* the shape of the family's kernel for its smallest fast C, in the x access this CPU gets by default */
     const spmv_xaccess x = nf > 0 ? spmv__sell_xaccess(SPMV_X_AUTO) : SPMV_X_SCALAR;
-    const spmv_kernel *k = nf > 0 ? family_sell_kernel(a, fast[0], x) : NULL;
-    if (!k && nf > 0) k = family_sell_kernel(a, fast[0], SPMV_X_AUTO);
+    const spmv_kernel *k = nf > 0 ? spmv__sell_kernel_for(fast[0], x) : NULL;
     spmv_kernel_shape sh = spmv__kernel_shape(k ? k : &spmv__k_sell_ref, nf > 0 ? fast[0] : 1);
     r.w = sh.width;
     r.mve = sh.mve;
@@ -386,6 +363,14 @@ static spmv_status default_sigma(const spmv_crs *A, int32_t C, int32_t *sigma, i
         *sigma = 1;
         *stored = *stored_glob = 0;
         return SPMV_OK;
+    }
+    /* rows in their own order keep the run columns (stencils, FEM blocks): when runs would hold at least half the
+     * nonzeros at sigma = 1 (default threshold, 256 sample chunks), sorting would break them: sigma = 1 */
+    const int32_t T = C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0;
+    if (T > 0 && spmv__sell_run_share(A, C, T, 256) >= 0.5) {
+        *sigma = 1;
+        return stored_many(A, C, sigma, 1, 1, NULL, stored, fn) ? SPMV_ERR_NOMEM
+               : (*stored_glob = *stored, SPMV_OK);
     }
     int32_t sig[40], ns;
     spmv_status st = spmv_tune_sigma_list(C, A->rows, sig, 40, &ns);

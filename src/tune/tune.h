@@ -12,6 +12,9 @@
  * Errors: as spmv_tune_auto_params (the message is set). */
 spmv_status spmv__sell_auto_params(const spmv_crs *A, spmv_sell_opts *o);
 
+/* Share of A's nonzeros in run columns of threshold T in SELL-C-1 from a sample of chunks (src/formats/sell.c). */
+double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample);
+
 /* SPMV_VERBOSE set and not "0". */
 int spmv__tune_verbose(void);
 
