@@ -9,7 +9,8 @@
 # for each matrix and each thread count (THREADS, default "1 2"): spmv (bench_spmv: CRS and the SELL-C-sigma
 # configurations SPMV_CONFIGS, default "-C 8,16,32 -s 1,256,rows") and the peers (PEERS, default "ref-csr
 # petsc-aij petsc-sell eigen scipy mkl mkl-intelpath"; scipy at 1 thread only). Every line is printed with
-# "rep=R" in front. Generated matrices go to MATDIR (default ../shared/peers/matrices, git-ignored there); the
+# "rep=R" in front. SPMV_ARCHS (e.g. "avx2 ref") also times spmv with those kernel families forced (SPMV_ARCH);
+# their lines are named "arch-FAMILY:spmv-..." (peers_summary.py reports them apart). Generated matrices go to MATDIR (default ../shared/peers/matrices, git-ignored there); the
 # binary CSR cache (PEERS_BINCACHE=1) saves re-parsing large files. The spmv checkout is this one (build/, Release,
 # built beforehand; make -C ../shared/peers SPMV_DIR=$PWD bench_spmv links it).
 set -euo pipefail
@@ -67,6 +68,11 @@ for rep in $(seq 1 "$REPEATS"); do
                 sed "s/^/rep=$rep /" || true
             pl=$PEER_LIST
             [ "$t" = 1 ] || pl=${pl//scipy/}
+            for a in ${SPMV_ARCHS:-}; do
+                # shellcheck disable=SC2086
+                SPMV_ARCH=$a OMP_PROC_BIND=close OMP_PLACES=cores "$peers/bench_spmv" "$m" -t "$t" $SPMV_CONFIGS \
+                    2>/dev/null | sed "s/^/rep=$rep /; s/peer=spmv-/peer=arch-$a:spmv-/" || true
+            done
             PEERS="$pl" "$peers/run_peers.sh" "$m" "$t" 2>/dev/null | sed "s/^/rep=$rep /" || true
         done
     done

@@ -52,7 +52,8 @@ def main(path):
             best_sell = max(sells.items(), key=lambda kv: kv[1]) if sells else ("-", 0.0)
             crs = med.get("spmv-crs", 0.0)
             plain = med.get("ref-csr", 0.0)
-            peers = {p: g for p, g in med.items() if not p.startswith("spmv") and p != "ref-csr"}
+            peers = {p: g for p, g in med.items()
+                     if not p.startswith("spmv") and not p.startswith("arch-") and p != "ref-csr"}
             best_peer = max(peers.items(), key=lambda kv: kv[1]) if peers else ("-", 0.0)
             spmv_best = max(best_sell[1], crs)
             roof = ""
@@ -63,8 +64,33 @@ def main(path):
             allp = ", ".join(f"{p} {g:.2f}" for p, g in sorted(peers.items(), key=lambda kv: -kv[1]))
             cfg = best_sell[0].replace("spmv-sell-", "")
             print(f"| {m} ({nzr:.1f}) | {t} | {best_sell[1]:.2f} ({cfg}) | {crs:.2f} | {plain:.2f} | "
-                  f"{best_peer[1]:.2f} ({best_peer[0]}) | **{spmv_best / best_peer[1]:.2f}** | "
+                  f"{best_peer[1]:.2f} ({best_peer[0]}) | **{spmv_best / best_peer[1] if best_peer[1] else 0:.2f}** | "
                   f"{crs / plain if plain else 0:.2f} | {roof} | {allp} |")
+
+
+    # forced kernel families (SPMV_ARCHS): best SELL and CRS per family against the plain loop and the reference
+    archs = sorted({p.split(":")[0][5:] for (_, _, p) in runs if p.startswith("arch-")})
+    if archs:
+        print()
+        print("Forced kernel families (SPMV_ARCH): best of SELL-C-sigma and CRS, median Gflop/s, and its ratio to the "
+              "plain loop and to the reference family.")
+        print()
+        print("| matrix | t | " + " | ".join(archs) + " | plain loop | " +
+              " | ".join(f"{a} / plain" for a in archs if a != "ref") + " | " +
+              " | ".join(f"{a} / ref" for a in archs if a != "ref") + " |")
+        print("|---|---|" + "---|" * (len(archs) + 1 + 2 * len([a for a in archs if a != "ref"])))
+        for m in mats:
+            for t in sorted({k[1] for k in runs if k[0] == m}):
+                best = {}
+                for a in archs:
+                    v = [statistics.median(g) for (mm, tt, p), g in runs.items()
+                         if mm == m and tt == t and p.startswith(f"arch-{a}:") and len(g) >= nrep]
+                    best[a] = max(v) if v else 0.0
+                plain = statistics.median(runs.get((m, t, "ref-csr"), [0.0]))
+                row = [f"{best[a]:.2f}" for a in archs] + [f"{plain:.2f}"]
+                row += [f"{best[a] / plain:.2f}" if plain else "-" for a in archs if a != "ref"]
+                row += [f"{best[a] / best['ref']:.2f}" if best.get("ref") else "-" for a in archs if a != "ref"]
+                print(f"| {m} | {t} | " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":
