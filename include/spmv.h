@@ -244,8 +244,9 @@ typedef struct spmv_sell_opts {
     int32_t long_rows;/**< hybrid SELL-C-sigma: rows with more than long_rows entries are kept out of the chunks and
                          stored in a CRS part (spmv_sell.nlong), so that neither the padding nor the thread balance
                          depends on the longest rows. -1 = auto (default): long_rows = max(64, 4 q99), q99 the 99th
-                         percentile of the row lengths (the length that 99 % of the rows do not exceed): at most 1 %
-                         of the rows qualify, and a chunk of the bulk is at most 4 q99 wide whatever sigma is;
+                         percentile of the row lengths (the length that all but the longest max(1, rows/100) rows do
+                         not exceed): at most 1 % of the rows (or one row) qualify, and a chunk of the bulk is at
+                         most 4 q99 wide whatever sigma is;
                          0 = off (no CRS part); > 0: this threshold. When some row qualifies, the (rows - qualifying)
                          mod C longest remaining rows join the CRS part too, so that the chunks hold a multiple of C
                          rows. */

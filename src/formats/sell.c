@@ -350,9 +350,10 @@ static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *
     return SPMV_OK;
 }
 
-/* Quantile of the row lengths used by the long-row rule: the smallest length l such that at least
- * ceil(q * rows) rows have at most l entries; lengths above 2^20 count as 2^20. */
-static spmv_status length_quantile(const spmv_crs *A, double q, int32_t *out)
+/* The typical long row of the long-row rule: the smallest length l such that all but the longest
+ * max(1, floor(rows / 100)) rows have at most l entries (the 99th percentile; with fewer than 200 rows the second
+ * longest, so that one outlier always stands out); lengths above 2^20 count as 2^20. */
+static spmv_status length_q99(const spmv_crs *A, int32_t *out)
 {
     enum { CAP = 1 << 20 };
     const int32_t rows = A->rows;
@@ -368,7 +369,7 @@ static spmv_status length_quantile(const spmv_crs *A, double q, int32_t *out)
         int64_t l = A->rowptr[i + 1] - A->rowptr[i];
         hist[l < nb - 1 ? l : nb - 1]++;
     }
-    const int64_t want = (int64_t)ceil(q * (double)rows - 1e-9);
+    const int64_t drop = rows / 100 > 1 ? rows / 100 : 1, want = rows - drop;
     int64_t seen = 0;
     int32_t l = 0;
     for (; l < nb - 1; l++) {
@@ -391,7 +392,7 @@ spmv_status spmv__sell_long_rows(const spmv_crs *A, int32_t long_rows, int32_t C
     int64_t thr = long_rows;
     if (long_rows < 0) { /* auto: max(64, 4 q99) */
         int32_t q99 = 0;
-        spmv_status st = length_quantile(A, 0.99, &q99);
+        spmv_status st = length_q99(A, &q99);
         if (st != SPMV_OK) return st;
         thr = 4 * (int64_t)q99;
         if (thr < SPMV_SELL_LONG_MIN) thr = SPMV_SELL_LONG_MIN;
