@@ -362,11 +362,14 @@ SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *i
 /* ================================================================================================ */
 
 /** y = alpha*A*x + beta*y.  x: length cols, y: length rows (distinct arrays). With beta = 0, y is not read (NaN in
- * y does not propagate). Runs on A->nparts OpenMP threads. Errors: SPMV_ERR_ARG (NULL with a nonzero length,
- * x and y overlapping). */
+ * y does not propagate). Runs the A->nparts parts of the partition on as many OpenMP threads, but at most one per
+ * 8192 stored entries (a small multiply does not pay for a team; the parts then run in order, with the same
+ * result). Errors: SPMV_ERR_ARG (NULL with a nonzero length, x and y overlapping), SPMV_ERR_NOMEM (more than 256
+ * parts and no memory for their partial sums). */
 SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y);
 
-/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts).
+/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts). Threads and
+ * errors as spmv_crs_mv; the CRS part of a hybrid matrix is split between the threads by merge path.
  * Padding entries compute 0 * x[c] with a column c of the chunk: where x holds Inf or NaN, a row of that chunk can
  * get NaN where CRS gives +-Inf or a finite value (IEEE 0 * Inf = NaN); with finite x the results agree. */
 SPMV_API spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y);

@@ -43,6 +43,15 @@ static void scale_y(double *y, int64_t n, double beta)
 /* Partial sums of split rows kept on the stack up to this many parts (unit: parts), on the heap beyond. */
 enum { CARRY_STACK = 256 };
 
+/* Threads that run the nparts parts of a multiply of `work` stored entries: one per SPMV_MIN_WORK_PER_THREAD entries
+ * at most (as the default partition), so that a small multiply does not pay for starting a team; the parts then run
+ * in order on fewer threads, with the same partial sums (the result does not change). */
+static int team(int32_t nparts, int64_t work)
+{
+    int64_t n = work / SPMV_MIN_WORK_PER_THREAD;
+    return (int)(n < 1 ? 1 : n < nparts ? n : nparts);
+}
+
 /* y[i] = beta*y[i] + alpha*s (beta = 0: y not read), as the kernels write a row */
 static inline void put(double *y, int64_t i, double alpha, double beta, double s)
 {
@@ -179,7 +188,8 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
     const int32_t nparts = A->nparts;
     double stack[CARRY_STACK], *carry = carries(stack, CARRY_STACK, nparts);
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_crs_mv: out of memory for %d partial sums", nparts);
-#pragma omp parallel num_threads(nparts)
+    const int nt = team(nparts, A->nnz);
+#pragma omp parallel num_threads(nt) if (nt > 1)
     {
         /* the runtime may give fewer threads than parts: every part still runs once */
         for (int t = thread_id(); t < nparts; t += thread_count()) carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
@@ -210,7 +220,8 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     const int32_t nparts = S->nparts;
     double stack[CARRY_STACK], *carry = hybrid ? carries(stack, CARRY_STACK, nparts) : stack;
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
-#pragma omp parallel num_threads(nparts)
+    const int nt = team(nparts, S->stored);
+#pragma omp parallel num_threads(nt) if (nt > 1)
     {
         for (int t = thread_id(); t < nparts; t += thread_count()) {
             if (S->part[t] < S->part[t + 1]) k->sell(S, S->part[t], S->part[t + 1], alpha, x, beta, y);
@@ -263,7 +274,8 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     /* per part: <x, y>, <y, y>, the carry */
     double *sum = spmv__calloc(3 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
-#pragma omp parallel num_threads(nparts) if (nparts > 1)
+    const int nt = team(nparts, A ? A->nnz : S->stored);
+#pragma omp parallel num_threads(nt) if (nt > 1)
     for (int t = thread_id(); t < nparts; t += thread_count()) {
         double *s = sum + 3 * t;
         s[2] = A ? crs_part(A->kernel, A, t, alpha, x, beta, y, s) : sell_dot_part(S, t, alpha, x, beta, y, s);
