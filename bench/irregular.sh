@@ -22,7 +22,8 @@
 # Environment: WORK (default /tmp/spmv-irregular-<checkout name>), PEERS, SHARED (default ../shared/matrices),
 # B (build folder, default build), THREADS (default "1 2"), PEER_LIST (default: ref-csr petsc-aij petsc-sell
 # graphblas eigen mkl mkl-intelpath), SPMV_CONFIGS (default 8:256,8:rows,32:rows), PEERS_MIN_TIME (default 0.5),
-# IRR_ROUNDS (default 7), IRR_SECTIONS (default threads,sell,locality; "none" skips step 3).
+# IRR_ROUNDS (default 7), IRR_SECTIONS (default threads,sell,locality; "none" skips step 3), MATS (the matrices to
+# run, default "powerlaw_2M longrows_2M arrow rajat01 pow karate hangGlider_2").
 # Logs: $WORK/logs/run-<UTC>/ (results.txt, details.txt, summary.md, irregular-*.txt, table.md).
 # About 20-30 minutes on a 2-core VM with 3 repeats; on a shared machine the figures are noisy (the load average is
 # printed at the start of every block in details.txt).
@@ -50,10 +51,19 @@ mkdir -p "$WORK/peers" "$WORK/matrices"
 make -s -C "$WORK/peers" bench_spmv gen_irregular SPMV_DIR="$here" >/dev/null ||
     { echo "irregular.sh: building bench_spmv / gen_irregular in $WORK/peers failed"; exit 1; }
 gen=$WORK/peers/gen_irregular
-[ -s "$WORK/matrices/powerlaw_2M.mtx" ] || "$gen" powerlaw 2097152 16 2.3 12345 "$WORK/matrices/powerlaw_2M.mtx"
-[ -s "$WORK/matrices/longrows_2M.mtx" ] || "$gen" longrows 2097152 12 8 1000000 777 "$WORK/matrices/longrows_2M.mtx"
-mats=("$WORK/matrices/powerlaw_2M.mtx" "$WORK/matrices/longrows_2M.mtx")
+MATS=${MATS:-powerlaw_2M longrows_2M arrow rajat01 pow karate hangGlider_2}
+want() { case " $MATS " in *" $1 "*) return 0 ;; esac; return 1; }
+mats=()
+if want powerlaw_2M; then
+    [ -s "$WORK/matrices/powerlaw_2M.mtx" ] || "$gen" powerlaw 2097152 16 2.3 12345 "$WORK/matrices/powerlaw_2M.mtx"
+    mats+=("$WORK/matrices/powerlaw_2M.mtx")
+fi
+if want longrows_2M; then
+    [ -s "$WORK/matrices/longrows_2M.mtx" ] || "$gen" longrows 2097152 12 8 1000000 777 "$WORK/matrices/longrows_2M.mtx"
+    mats+=("$WORK/matrices/longrows_2M.mtx")
+fi
 for m in arrow rajat01 pow karate hangGlider_2; do
+    want "$m" || continue
     if [ -f "$SHARED/$m.mtx" ]; then
         ln -sf "$SHARED/$m.mtx" "$WORK/matrices/$m.mtx" # the binary cache lands next to the link, in $WORK
         mats+=("$WORK/matrices/$m.mtx")
@@ -80,6 +90,7 @@ if [ "${IRR_SECTIONS:-}" != none ] && [ -x "$B/bench/spmv-irregular" ]; then
     tmax=0
     for t in $THREADS; do [ "$t" -gt "$tmax" ] && tmax=$t; done
     for m in powerlaw_2M longrows_2M; do
+        [ -s "$WORK/matrices/$m.mtx.csrbin" ] && want "$m" || continue
         "$B/bench/spmv-irregular" "$WORK/matrices/$m.mtx.csrbin" -t "$tmax" --rounds "${IRR_ROUNDS:-7}" \
             --sections "${IRR_SECTIONS:-threads,sell,locality}" >"$LOG/irregular-$m.txt" 2>&1
         cat "$LOG/irregular-$m.txt"

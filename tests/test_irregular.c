@@ -254,6 +254,41 @@ static int run_sell(spmv_crs *A, ref *R, int32_t C, int32_t sigma, int32_t long_
     } else {
         CU_ASSERT(S->stored == S->chunkptr[S->nchunks]);
     }
+    /* the traffic declaration: the chunks at the SELL kernel's, the CRS part at its CRS kernel's, averaged so that
+     * spmv_traffic_bytes gives their sum (x not counted: alpha 0) */
+    {
+        spmv_traffic t;
+        CU_ASSERT(spmv_sell_traffic(S, &t) == SPMV_OK);
+        const spmv_traffic ks = S->kernel->traffic;
+        const double lnnz = S->nlong ? (double)S->longptr[S->nlong] : 0, cst = (double)S->stored - lnnz;
+        const double perm4 = S->permuted ? 0 : 4, lanes = (double)S->nruns * C;
+        double want = (double)S->nchunks * ks.bytes_per_chunk + (double)nbulk * (ks.bytes_per_row + perm4);
+        want += S->kernel->shape.runs && S->nruns > 0 && ks.bytes_per_run_lane > 0
+                    ? (cst - lanes) * ks.bytes_per_entry + lanes * ks.bytes_per_run_lane + (double)S->nruns * ks.bytes_per_run
+                    : cst * ks.bytes_per_entry;
+        if (S->nlong > 0) {
+            CU_ASSERT_FATAL(S->long_kernel != NULL && S->long_kernel->dot != NULL);
+            want += lnnz * S->long_kernel->traffic.bytes_per_entry +
+                    (double)S->nlong * (S->long_kernel->traffic.bytes_per_row + perm4);
+        }
+        const double got = spmv_traffic_bytes(&t, S->stored, S->nnz, S->rows, S->nchunks, 0.0);
+        CU_ASSERT(fabs(got - want) <= 1e-9 * (want + 1));
+        if (!(fabs(got - want) <= 1e-9 * (want + 1))) printf("\n  %s: traffic %.17g, want %.17g", tag, got, want), bad++;
+    }
+    /* the x accesses the model simulates (the CRS part too): with a cache holding all of x, the lines of the
+     * columns A uses, as for CRS */
+    if (A->nnz > 0 && A->cols > 0 && !(permuted && A->rows == A->cols)) { /* columns renumbered: other lines */
+        spmv_alpha as, ac;
+        const int64_t big = ((int64_t)A->cols * 8 + 64) * 2;
+        CU_ASSERT(spmv_sell_alpha(S, big, 64, 0, 1, 1, &as) == SPMV_OK);
+        CU_ASSERT(spmv_crs_alpha(A, big, 64, 0, 1, 1, &ac) == SPMV_OK);
+        /* padding reads columns of its own chunk; a run column's empty lane may read a neighbouring column */
+        CU_ASSERT(S->nruns > 0 ? as.misses >= ac.misses : as.misses == ac.misses);
+        CU_ASSERT(as.accesses == S->stored);
+        if (!(S->nruns > 0 ? as.misses >= ac.misses : as.misses == ac.misses))
+            printf("\n  %s: alpha misses %lld (SELL, %lld run columns) vs %lld (CRS)", tag, (long long)as.misses,
+                   (long long)S->nruns, (long long)ac.misses), bad++;
+    }
     const int square = A->rows == A->cols;
     for (int nt = 1; nt <= MAX_THREADS; nt++) {
         CU_ASSERT_FATAL(spmv_sell_set_threads(S, nt) == SPMV_OK);
@@ -266,6 +301,9 @@ static int run_sell(spmv_crs *A, ref *R, int32_t C, int32_t sigma, int32_t long_
             if (!permuted) {
                 fill_y(R->y, R->y0, R->rows, beta);
                 CU_ASSERT(spmv_sell_mv(S, alpha, R->x, beta, R->y) == SPMV_OK);
+                fill_y(R->y2, R->y0, R->rows, beta);
+                CU_ASSERT(spmv_sell_mv(S, alpha, R->x, beta, R->y2) == SPMV_OK);
+                CU_ASSERT(memcmp(R->y, R->y2, (size_t)R->rows * sizeof(double)) == 0); /* deterministic */
             } else {
                 const double *x = R->x;
                 if (square) {
@@ -468,6 +506,18 @@ static void test_guard(void)
     o.max_stored_factor = 2, o.long_rows = -1;
     CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
     CU_ASSERT(S->nlong == 64 && S->nchunks == 0 && S->stored == A->nnz && S->long_min == 64);
+    { /* no chunks at all: the CRS part alone, split between the threads */
+        ref R;
+        ref_init(&R, A);
+        expect(&R, 1.0, 0.0);
+        for (int nt = 1; nt <= 3; nt++) {
+            CU_ASSERT(spmv_sell_set_threads(S, nt) == SPMV_OK);
+            fill_y(R.y, R.y0, R.rows, 0.0);
+            CU_ASSERT(spmv_sell_mv(S, 1.0, R.x, 0.0, R.y) == SPMV_OK);
+            check_y(&R, R.y, "CRS part only");
+        }
+        ref_free(&R);
+    }
     spmv_sell_free(S);
     o.C = 8; /* 63 rows left: 7 chunks of 8 rows, the 7 longest of the rest join the CRS part */
     CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);

@@ -189,14 +189,29 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
     double stack[CARRY_STACK], *carry = carries(stack, CARRY_STACK, nparts);
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_crs_mv: out of memory for %d partial sums", nparts);
     const int nt = team(nparts, A->nnz);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        /* the runtime may give fewer threads than parts: every part still runs once */
-        for (int t = thread_id(); t < nparts; t += thread_count()) carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
+    if (nt == 1) { /* no parallel construct at all: even a team of one costs about a microsecond */
+        for (int t = 0; t < nparts; t++) carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
+    } else {
+#pragma omp parallel num_threads(nt)
+        {
+            /* the runtime may give fewer threads than parts: every part still runs once */
+            for (int t = thread_id(); t < nparts; t += thread_count())
+                carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
+        }
     }
     if (A->split) add_carries(A->rowptr, A->rows, A->part, A->split, nparts, NULL, 0, alpha, carry, y);
     if (carry != stack) spmv__free(carry);
     return SPMV_OK;
+}
+
+/* Parts t0, t0 + step, ... of the SELL multiply: the chunks, then the share of the CRS part (its carry) */
+static void sell_parts(const spmv_kernel *k, const spmv_sell *S, int hybrid, int t0, int step, double alpha,
+                       const double *x, double beta, double *y, double *carry)
+{
+    for (int t = t0; t < S->nparts; t += step) {
+        if (S->part[t] < S->part[t + 1]) k->sell(S, S->part[t], S->part[t + 1], alpha, x, beta, y);
+        if (hybrid) carry[t] = long_part(S, t, alpha, x, beta, y);
+    }
 }
 
 spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y)
@@ -221,12 +236,11 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     double stack[CARRY_STACK], *carry = hybrid ? carries(stack, CARRY_STACK, nparts) : stack;
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
     const int nt = team(nparts, S->stored);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        for (int t = thread_id(); t < nparts; t += thread_count()) {
-            if (S->part[t] < S->part[t + 1]) k->sell(S, S->part[t], S->part[t + 1], alpha, x, beta, y);
-            if (hybrid) carry[t] = long_part(S, t, alpha, x, beta, y);
-        }
+    if (nt == 1) {
+        sell_parts(k, S, hybrid, 0, 1, alpha, x, beta, y, carry);
+    } else {
+#pragma omp parallel num_threads(nt)
+        sell_parts(k, S, hybrid, thread_id(), thread_count(), alpha, x, beta, y, carry);
     }
     if (hybrid)
         add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, S->permuted ? NULL : S->perm + (S->rows - S->nlong),
@@ -248,6 +262,17 @@ static double sell_dot_part(const spmv_sell *S, int t, double alpha, const doubl
         dots(x, y, S->permuted ? NULL : S->perm, r0, r1, &sum[0], &sum[1]);
     }
     return S->nlong > 0 ? long_part(S, t, alpha, x, beta, y) : 0.0;
+}
+
+/* Parts t0, t0 + step, ... of the fused multiply: sum[3t], sum[3t+1] the dots, sum[3t+2] the carry */
+static void dot_parts(const spmv_crs *A, const spmv_sell *S, int t0, int step, double alpha, const double *x,
+                      double beta, double *y, double *sum)
+{
+    const int32_t nparts = A ? A->nparts : S->nparts;
+    for (int t = t0; t < nparts; t += step) {
+        double *s = sum + 3 * t;
+        s[2] = A ? crs_part(A->kernel, A, t, alpha, x, beta, y, s) : sell_dot_part(S, t, alpha, x, beta, y, s);
+    }
 }
 
 static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S, double alpha, const double *x,
@@ -275,10 +300,11 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     double *sum = spmv__calloc(3 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
     const int nt = team(nparts, A ? A->nnz : S->stored);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    for (int t = thread_id(); t < nparts; t += thread_count()) {
-        double *s = sum + 3 * t;
-        s[2] = A ? crs_part(A->kernel, A, t, alpha, x, beta, y, s) : sell_dot_part(S, t, alpha, x, beta, y, s);
+    if (nt == 1) {
+        dot_parts(A, S, 0, 1, alpha, x, beta, y, sum);
+    } else {
+#pragma omp parallel num_threads(nt)
+        dot_parts(A, S, thread_id(), thread_count(), alpha, x, beta, y, sum);
     }
     double a = 0.0, b = 0.0;
     for (int32_t t = 0; t < nparts; t++) { /* part order: deterministic for a given partition */
