@@ -251,6 +251,11 @@ static int run_sell(spmv_crs *A, ref *R, int32_t C, int32_t sigma, int32_t long_
         for (int32_t j = 0; j < S->nlong; j++) CU_ASSERT(S->longptr[j + 1] - S->longptr[j] == S->rowlen[nbulk + j]);
         if (long_rows > 0) /* every row above the threshold is in the CRS part */
             for (int32_t i = 0; i < nbulk; i++) CU_ASSERT(S->rowlen[i] <= long_rows);
+        /* the rows that joined it to fill the chunks are the longest of the rest */
+        int32_t minlong = INT32_MAX, maxbulk = 0;
+        for (int32_t i = 0; i < nbulk; i++) maxbulk = S->rowlen[i] > maxbulk ? S->rowlen[i] : maxbulk;
+        for (int32_t i = nbulk; i < S->rows; i++) minlong = S->rowlen[i] < minlong ? S->rowlen[i] : minlong;
+        CU_ASSERT(minlong >= maxbulk);
     } else {
         CU_ASSERT(S->stored == S->chunkptr[S->nchunks]);
     }
@@ -384,7 +389,7 @@ static void run_matrix(spmv_crs *A, const char *what, int big)
     const int32_t mean = A->rows > 0 ? (int32_t)(A->nnz / A->rows) + 1 : 1;
     /* C, sigma, long_rows: auto (-1), off (0), low (the mean row length: many rows in the CRS part) */
     const struct { int32_t C, sigma, long_rows; } cfg[] = {
-        {8, 1, -1}, {32, rows, -1}, {4, 1, mean}, {8, 64, mean}, {1, 1, 2}, {16, 1, 0},
+        {8, 1, -1}, {32, rows, -1}, {4, 1, mean}, {8, 64, mean}, {1, 1, 2}, {16, 1, 0}, {128, 1, mean},
     };
     const int ncfg = big ? 3 : (int)(sizeof cfg / sizeof cfg[0]);
     for (int c = 0; c < ncfg && bad < 10; c++)
@@ -557,7 +562,7 @@ static void test_stored_hybrid(void)
 {
     spmv_crs *Ms[3] = {rows_of(6000, 6000, len_powerlaw, 3), rows_of(300, 30000, len_block, 4), padded(100000)};
     for (int m = 0; m < 3; m++)
-        for (int32_t C = 1; C <= 64; C *= 4)
+        for (int32_t C = 1; C <= 256; C *= 4) /* C = 256: more than 64 rows join the CRS part to fill the chunks */
             for (int32_t sigma = 1; sigma <= 4096; sigma *= 64) {
                 spmv_sell_opts o = spmv_sell_opts_default();
                 o.C = C, o.sigma = sigma, o.runs = 0, o.max_stored_factor = 0;

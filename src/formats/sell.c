@@ -350,6 +350,12 @@ static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *
     return SPMV_OK;
 }
 
+static int int32_desc(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x < y) - (x > y);
+}
+
 /* The typical long row of the long-row rule: the smallest length l such that all but the longest
  * max(1, floor(rows / 100)) rows have at most l entries (the 99th percentile; with fewer than 200 rows the second
  * longest, so that one outlier always stands out); lengths above 2^20 count as 2^20. */
@@ -408,10 +414,8 @@ spmv_status spmv__sell_long_rows(const spmv_crs *A, int32_t long_rows, int32_t C
     /* the (rows - n) mod C longest remaining rows too (ties: the earlier one in the incoming order), so that the
      * chunks hold a multiple of C rows and every chunk is full */
     const int32_t extra = (rows - n) % C;
-    if (extra > 0) {
-        sell_key *top = spmv__malloc((size_t)extra * sizeof *top);
-        if (!top)
-            return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_from_crs: out of memory for %d row lengths", extra);
+    if (extra > 0 && extra <= 64) { /* a short list, kept sorted: O(rows) for the usual C */
+        sell_key top[64];
         int32_t have = 0;
         for (int32_t p = 0; p < rows; p++) {
             const int32_t r = order ? order[p] : p;
@@ -427,7 +431,26 @@ spmv_status spmv__sell_long_rows(const spmv_crs *A, int32_t long_rows, int32_t C
         }
         for (int32_t j = 0; j < have; j++) mark[top[j].pos] = 1;
         n += have;
-        spmv__free(top);
+    } else if (extra > 64) { /* a large C: the extra-th longest length L by sorting, then the rows above L and the
+                                first rows of length L in the incoming order */
+        int32_t *len = spmv__malloc((size_t)(rows - n) * sizeof *len);
+        if (!len) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_from_crs: out of memory for %d row lengths", rows - n);
+        int32_t m = 0;
+        for (int32_t r = 0; r < rows; r++)
+            if (!mark[r]) len[m++] = (int32_t)(A->rowptr[r + 1] - A->rowptr[r]);
+        qsort(len, (size_t)m, sizeof *len, int32_desc);
+        const int32_t L = len[extra - 1];
+        int32_t above = 0;
+        for (int32_t j = 0; j < extra; j++) above += len[j] > L;
+        spmv__free(len);
+        int32_t ties = extra - above;
+        for (int32_t p = 0; p < rows; p++) {
+            const int32_t r = order ? order[p] : p;
+            if (mark[r]) continue;
+            const int64_t l = A->rowptr[r + 1] - A->rowptr[r];
+            if (l > L || (l == L && ties > 0 && ties--)) mark[r] = 1;
+        }
+        n += extra;
     }
     *threshold = (int32_t)thr;
     *nlong = n;
