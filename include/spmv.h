@@ -54,8 +54,10 @@ typedef enum spmv_status {
     SPMV_ERR_UNSUPPORTED = -5, /**< valid input this library does not handle (complex field, ...) */
     SPMV_ERR_OVERFLOW = -6,    /**< a size does not fit the 32-bit row/column indices */
     SPMV_ERR_ARCH = -7,        /**< a forced kernel family (SPMV_ARCH) is not available on this CPU */
-    SPMV_ERR_COMM = -8         /**< a communication call failed (the optional spmv::mpi component, spmv_mpi.h: the
+    SPMV_ERR_COMM = -8,        /**< a communication call failed (the optional spmv::mpi component, spmv_mpi.h: the
                                     message gives the MPI error string) */
+    SPMV_ERR_PADDING = -9      /**< SELL-C-sigma would store more than spmv_sell_opts.max_stored_factor x nnz entries
+                                    (the message gives the stored entries and the bytes they would take) */
 } spmv_status;
 
 /** Version of the library linked at run time ("0.1.0"); compare with SPMV_VERSION_STRING. Never NULL. */
@@ -93,7 +95,15 @@ typedef struct spmv_crs {
     int32_t *col;     /**< length nnz: 0-based column indices, strictly increasing within a row */
     double *val;      /**< length nnz: values */
     int32_t nparts;   /**< number of parts of the thread partition (= threads the driver uses) */
-    int32_t *part;    /**< length nparts+1: rows [part[t], part[t+1]) go to thread t, balanced by nonzeros */
+    int32_t *part;    /**< length nparts+1: thread t finishes (writes y of) the rows [part[t], part[t+1]) */
+    int64_t *split;   /**< length nparts+1: thread t multiplies the entries [split[t], split[t+1]); split[0] = 0,
+                           split[nparts] = nnz and rowptr[part[t]] <= split[t] <= rowptr[part[t]+1]. A merge-path
+                           partition (Merrill & Garland, SC 2016): rows + nonzeros in equal shares, so a row longer
+                           than a share is split between threads; a boundary inside a row of at most
+                           (rows + nnz) / (64 nparts) entries moves to that row's nearer end, so only long rows are
+                           split. Thread t sums the entries it holds of row part[t+1] (the row it starts and a later
+                           thread finishes) into a carry; the carries are added to y in thread order after all
+                           threads are done (no atomics; deterministic for a given partition). */
     int owns;         /**< 1: rowptr/col/val belong to this struct; 0: borrowed (spmv_crs_wrap) */
     const struct spmv_kernel *kernel; /**< internal: the CRS kernel chosen at build time (spmv_crs_kernel_name) */
 } spmv_crs;
@@ -122,9 +132,9 @@ SPMV_API spmv_status spmv_crs_from_coo(int32_t rows, int32_t cols, int64_t nnz, 
 SPMV_API spmv_status spmv_crs_copy(const spmv_crs *A, spmv_crs **B);
 SPMV_API void spmv_crs_free(spmv_crs *A);
 
-/** Repartition the rows for nthreads threads, balanced by nonzeros (0 = omp_get_max_threads(), but at most one
- * thread per 8192 nonzeros). nthreads above 4096 is an error (SPMV_ERR_ARG).
- * Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM. */
+/** Repartition A for nthreads threads: the merge-path partition of spmv_crs.split, rows + nonzeros in equal shares,
+ * long rows split between threads (0 = omp_get_max_threads(), but at most one thread per 8192 nonzeros). nthreads
+ * above 4096 is an error (SPMV_ERR_ARG). Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads);
 
 /** Read a Matrix Market file (through SuiteSparse CHOLMOD) into CRS.
@@ -240,15 +250,34 @@ typedef struct spmv_sell_opts {
                          for this CPU, measured once per process), SPMV_X_GATHER (hardware gather) or SPMV_X_EMUL
                          (scalar loads and inserts). The environment variable SPMV_XACCESS=gather|emul overrides. A
                          family without that variant runs its own (SPMV_VERBOSE says so). */
+    int32_t long_rows;/**< hybrid SELL-C-sigma: rows with more than long_rows entries are kept out of the chunks and
+                         stored in a CRS part (spmv_sell.nlong), so that neither the padding nor the thread balance
+                         depends on the longest rows. -1 = auto (default): long_rows = max(64, 4 q99), q99 the 99th
+                         percentile of the row lengths (the length that all but the longest max(1, rows/100) rows do
+                         not exceed): at most 1 % of the rows (or one row) qualify, and a chunk of the bulk is at
+                         most 4 q99 wide whatever sigma is;
+                         0 = off (no CRS part); > 0: this threshold. When some row qualifies, the (rows - qualifying)
+                         mod C longest remaining rows join the CRS part too, so that the chunks hold a multiple of C
+                         rows. */
+    double max_stored_factor; /**< padding guard: the conversion refuses (SPMV_ERR_PADDING) when the stored entries
+                         (padding included) would exceed max_stored_factor x nnz and 2^20 (12 MiB of values and
+                         indices: a small matrix is never refused). Default 2 (about twice the memory of the CRS
+                         matrix); 0 = no limit. Checked before col and val are allocated. */
 } spmv_sell_opts;
 
 /** Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0, runs = -1 (auto), idx16 = -1
- * (auto), xaccess = SPMV_X_AUTO. */
+ * (auto), xaccess = SPMV_X_AUTO, long_rows = -1 (auto), max_stored_factor = 2. A struct filled without this function
+ * (zero fields) gets no CRS part, no padding limit, no run columns and no 16-bit indices. */
 SPMV_API spmv_sell_opts spmv_sell_opts_default(void);
 
 /** A rows x cols matrix in SELL-C-sigma. Chunk k holds the permuted rows [k*C, k*C + C) (the last chunk is padded
  * with empty rows), is chunklen[k] columns wide and is stored column-major: entry j of lane r is at
  * chunkptr[k] + j*C + r.
+ *
+ * Hybrid (spmv_sell_opts.long_rows): the permuted rows [rows - nlong, rows) -- the long rows, in their incoming
+ * order -- are not in the chunks but in a CRS part (longptr, longcol, longval); the chunks then hold the rows
+ * [0, rows - nlong), a multiple of C. The multiply splits the CRS part between the threads by the merge-path
+ * partition of spmv_crs.split (longpart, longsplit), so one long row can run on every thread.
  *
  * Run columns (spmv_sell_opts.runs): the first chunkruns[k] columns of chunk k are run columns. Run column q of the
  * matrix (q = runptr[k] + j for column j of chunk k) has lane r read x[runbase[q] + r] -- consecutive columns, which a
@@ -271,7 +300,8 @@ typedef struct spmv_sell {
     int permuted;       /**< vector order of the multiply, see spmv_sell_opts */
     int nt_stores;      /**< non-temporal y stores requested (spmv_sell_opts.nt_stores) */
     int64_t nnz;        /**< nonzeros of A (explicit zeros included) */
-    int64_t stored;     /**< stored entries including padding = chunkptr[nchunks] */
+    int64_t stored;     /**< stored entries including padding = chunkptr[nchunks] + longptr[nlong] (the CRS part
+                           has no padding) */
     int64_t *chunkptr;  /**< length nchunks+1: offset of chunk k in col/val; chunkptr[k+1]-chunkptr[k] = C*chunklen[k] */
     int32_t *chunklen;  /**< length nchunks: chunk length (columns) */
     int32_t *col;       /**< length stored: column indices (permuted numbering if permuted and square) */
@@ -297,13 +327,27 @@ typedef struct spmv_sell {
     uint16_t *col16;    /**< length stored, or NULL: at the gather-column positions p of chunks with colbase[k] >= 0,
                            col[p] - colbase[k] (other positions unused) */
     const struct spmv_kernel *kernel; /**< internal: the SELL kernel chosen at build time (spmv_sell_kernel_name) */
+    int32_t long_min;   /**< threshold used: rows with more than long_min entries are in the CRS part; 0: no CRS
+                           part (then nlong = 0) */
+    int32_t nlong;      /**< rows in the CRS part: the permuted rows [rows - nlong, rows) */
+    int64_t *longptr;   /**< length nlong+1 (NULL when nlong = 0): entries of CRS-part row j (permuted row
+                           rows - nlong + j) are [longptr[j], longptr[j+1]) */
+    int32_t *longcol;   /**< length longptr[nlong]: column indices (numbered as col), ascending within a row */
+    double *longval;    /**< length longptr[nlong]: values */
+    int32_t *longpart;  /**< length nparts+1: merge-path partition of the CRS part, as spmv_crs.part */
+    int64_t *longsplit; /**< length nparts+1: as spmv_crs.split (thread t multiplies CRS-part entries
+                           [longsplit[t], longsplit[t+1])) */
+    const struct spmv_kernel *long_kernel; /**< internal: the CRS kernel whose partial-row entry point multiplies
+                                              the CRS part (NULL when nlong = 0) */
 } spmv_sell;
 
 /** Convert CRS to SELL-C-sigma. The arrays are first touched by the thread partition the multiply uses (above 2^15
  * stored entries; smaller matrices are filled by one thread).
  * C = 0 or sigma = 0 picks the parameters automatically (SPMV_VERBOSE=1 says which: recorded or model).
- * Errors: SPMV_ERR_ARG (NULL, C < 0, sigma < 0, unroll < 1, nthreads < 0, rcm on a non-square matrix),
- * SPMV_ERR_NOMEM, SPMV_ERR_OVERFLOW (stored entries exceed INT64 offsets, never in practice),
+ * Errors: SPMV_ERR_ARG (NULL, C < 0, sigma < 0, unroll < 1, nthreads < 0, rcm on a non-square matrix, long_rows
+ * < -1, max_stored_factor negative or not a number), SPMV_ERR_PADDING (the padding guard, see max_stored_factor;
+ * nothing of the size of the stored entries was allocated), SPMV_ERR_NOMEM, SPMV_ERR_OVERFLOW (stored entries
+ * exceed INT64 offsets, never in practice),
  * SPMV_ERR_UNSUPPORTED (rcm without SuiteSparse), SPMV_ERR_ARCH (SPMV_ARCH names an unavailable family). */
 SPMV_API spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **S);
 
@@ -312,7 +356,8 @@ SPMV_API spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts 
 SPMV_API spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **A);
 SPMV_API void spmv_sell_free(spmv_sell *S);
 
-/** Repartition the chunks for nthreads threads, balanced by stored entries (0 = as in spmv_crs_set_threads). */
+/** Repartition the chunks for nthreads threads, balanced by stored entries, and the CRS part of a hybrid matrix by
+ * merge path (0 = as in spmv_crs_set_threads). Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM (S unchanged). */
 SPMV_API spmv_status spmv_sell_set_threads(spmv_sell *S, int nthreads);
 
 /** Padding overhead in percent: 100 * (stored - nnz) / nnz (0 when nnz = 0). */
@@ -332,11 +377,14 @@ SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *i
 /* ================================================================================================ */
 
 /** y = alpha*A*x + beta*y.  x: length cols, y: length rows (distinct arrays). With beta = 0, y is not read (NaN in
- * y does not propagate). Runs on A->nparts OpenMP threads. Errors: SPMV_ERR_ARG (NULL with a nonzero length,
- * x and y overlapping). */
+ * y does not propagate). Runs the A->nparts parts of the partition on as many OpenMP threads, but at most one per
+ * 8192 stored entries (a small multiply does not pay for a team; the parts then run in order, with the same
+ * result). Errors: SPMV_ERR_ARG (NULL with a nonzero length, x and y overlapping), SPMV_ERR_NOMEM (more than 256
+ * parts and no memory for their partial sums). */
 SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y);
 
-/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts).
+/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts). Threads and
+ * errors as spmv_crs_mv; the CRS part of a hybrid matrix is split between the threads by merge path.
  * Padding entries compute 0 * x[c] with a column c of the chunk: where x holds Inf or NaN, a row of that chunk can
  * get NaN where CRS gives +-Inf or a finite value (IEEE 0 * Inf = NaN); with finite x the results agree. */
 SPMV_API spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y);
@@ -642,7 +690,7 @@ typedef struct spmv_alpha {
  * lines of `line` bytes (a power of two >= 8) and `ways`-way set associativity (0 = fully associative; LRU within
  * a set, set = line number mod sets), starting cold; x[j] lies in line floor(8j / line).
  * CRS: row by row, entries in stored order. SELL: chunk by chunk, for each column j of the chunk the C lanes in
- * order (padding entries included: the kernel loads them too).
+ * order (padding entries included: the kernel loads them too), then each thread's rows of the CRS part (hybrid).
  * nthreads >= 1: the rows (chunks) are split into nthreads ranges balanced by entries, as the multiply partitions
  * them; threads 0..shared_by-1, shared_by..2*shared_by-1, ... (compact pinning) share one cold cache of cache_bytes
  * each, and the accesses of the threads of a group interleave one row (chunk) at a time; misses add up over the
@@ -783,7 +831,7 @@ typedef struct spmv_model {
 /** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).
  * t: the kernel's traffic; NULL = the declaration of the kernel the matrix uses (spmv_crs_traffic /
  * spmv_sell_traffic). The in-core part averages the per-row (per-chunk) ECM times over the actual row (chunk)
- * lengths; transfers use the simulated alpha per level (or opts->alpha); the code balance, the roofline, n_s and
+ * lengths (the CRS part of a hybrid SELL matrix at the in-core shape of its CRS kernel); transfers use the simulated alpha per level (or opts->alpha); the code balance, the roofline, n_s and
  * the prediction at nthreads use the alpha of nthreads threads sharing the last-level caches. Runs up to one LRU
  * simulation of all x accesses per cache level plus one (HPCG 128^3, 56 M accesses: about 1-2 s in all).
  * Errors: SPMV_ERR_ARG (NULL, spmv_machine_check fails, an empty matrix, nthreads < 0, a shape of the other
@@ -897,9 +945,10 @@ SPMV_API spmv_status spmv_tune_chunk_heights(int32_t *C, int32_t cap, int32_t *n
 SPMV_API spmv_status spmv_tune_sigma_list(int32_t C, int32_t rows, int32_t *sigma, int32_t cap, int32_t *n);
 
 /** Stored entries (padding included) of SELL-C-sigma for A without building it: rows taken in `order` (perm[new] =
- * old, e.g. an RCM order from spmv_rcm; NULL = identity), sorted by descending length inside windows of sigma
- * rows, chunks of C rows padded to their longest row rounded up to a multiple of unroll -- exactly what
- * spmv_sell_from_crs stores without run columns (runs = 0). Run columns never store less: a chunk with R run
+ * old, e.g. an RCM order from spmv_rcm; NULL = identity), the long rows of the default rule (spmv_sell_opts.long_rows
+ * = -1) set aside in the CRS part (their nonzeros count once), the others sorted by descending length inside windows
+ * of sigma rows, chunks of C rows padded to their longest row rounded up to a multiple of unroll -- exactly what
+ * spmv_sell_from_crs stores without run columns (runs = 0) and with long_rows = -1. Run columns never store less: a chunk with R run
  * columns is at least as wide (each run takes at most one entry of a lane) and at most R columns wider.
  * O(rows log sigma) at most. Errors: SPMV_ERR_ARG (NULL, C, sigma or unroll < 1),
  * SPMV_ERR_NOMEM. */
@@ -1016,6 +1065,9 @@ typedef struct spmv_tune_opts {
     double alpha;         /**< RHS factor of the model: < 0 (default -1): simulate when cheap (stored entries x cache
                              levels <= 2e7), else alpha_min = cols/nnz; >= 0: this value */
     double prune_margin;  /**< spmv_tune_prune's margin (default 0.10) */
+    double max_stored_factor; /**< the padding guard of every SELL point (spmv_sell_opts.max_stored_factor; default
+                             2, 0 = no limit): a point whose stored entries (spmv_tune_stored, before it is built) exceed
+                             it is PRUNED, also one that would otherwise always run */
     const char *record;   /**< database to store the choice in (spmv_tune_db_path for the default); NULL: no record */
     const char *label;    /**< the matrix's name in the record (NULL: "matrix") */
     /** Progress, called from the calling thread before (state RUNNING) and after each point: done of planned points

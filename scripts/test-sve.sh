@@ -8,7 +8,8 @@
 #      prints the instructions per inner-loop iteration of the SELL and CRS kernels.
 #   2. per setting, under QEMU_CPU (qemu reads it from the environment; ctest prefixes each test with the
 #      CMAKE_CROSSCOMPILING_EMULATOR of the toolchain file):
-#        sve128 .. sve2048  max,sve-default-vector-length=16..256 bytes   test_kernels.sve, test_crs
+#        sve128 .. sve2048  max,sve-default-vector-length=16..256 bytes   test_kernels.sve, test_crs (and
+#                                                                        test_irregular.sve at 128 and 2048)
 #        sve512             max,sve-default-vector-length=64             test_kernels.sve, test_crs
 #        a64fx              a64fx (512 bit)                              every test but test_kernels.ref
 #        nosve              cortex-a57 (no SVE)                          test_kernels.ref, test_crs; the sve
@@ -56,8 +57,8 @@ sed -n 's/^[0-9]*: //p' "$LOG/inner-loop.log" | grep -E '^(crs_sve|sell_sve|chec
 # name;QEMU_CPU;VL in doubles (0: no SVE);ctest -R regex;ctest -E regex (the longest first)
 settings=(
     "a64fx;a64fx;8;.;^sve_inner_loop$|^test_kernels(_shared)?\.ref$|^avx512_emu$"
-    "sve128;max,sve-default-vector-length=16;2;^test_kernels(_shared)?\.sve$|^test_crs$;^sve_inner_loop$"
-    "sve2048;max,sve-default-vector-length=256;32;^test_kernels(_shared)?\.sve$|^test_crs$;^sve_inner_loop$"
+    "sve128;max,sve-default-vector-length=16;2;^test_kernels(_shared)?\.sve$|^test_crs$|^test_irregular\.sve$;^sve_inner_loop$"
+    "sve2048;max,sve-default-vector-length=256;32;^test_kernels(_shared)?\.sve$|^test_crs$|^test_irregular\.sve$;^sve_inner_loop$"
     "sve1024;max,sve-default-vector-length=128;16;^test_kernels(_shared)?\.sve$|^test_crs$;^sve_inner_loop$"
     "sve512;max,sve-default-vector-length=64;8;^test_kernels(_shared)?\.sve$|^test_crs$;^sve_inner_loop$"
     "sve256;max,sve-default-vector-length=32;4;^test_kernels(_shared)?\.sve$|^test_crs$;^sve_inner_loop$"

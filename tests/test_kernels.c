@@ -178,7 +178,11 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
     o.rcm = rcm;
     o.nthreads = 1;
     o.idx16 = rotate % 3 == 1 ? 0 : -1; /* 16-bit indices off in a third of the builds */
-    o.runs = runs_setting(rotate++, C);
+    o.runs = runs_setting(rotate, C);
+    /* the CRS part of the hybrid: auto (default), off, or a low threshold (the mean row length: many rows in it) */
+    o.long_rows = rotate % 3 == 0 ? -1 : rotate % 3 == 1 ? 0 : (int32_t)(A->rows > 0 ? A->nnz / A->rows : 0) + 1;
+    rotate++;
+    o.max_stored_factor = 0; /* every layout, whatever its padding (the guard: test_irregular) */
     spmv_sell *S = NULL;
     spmv_status st = spmv_sell_from_crs(A, &o, &S);
     if (rcm && st == SPMV_ERR_UNSUPPORTED) return 0;
@@ -219,9 +223,9 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
                 CU_ASSERT(spmv_sell_unpermute_vec(S, R->yp, R->y) == SPMV_OK);
             }
             if (compare(R, R->y, what)) {
-                printf(" [%s: %s C=%d sigma=%d unroll=%d permuted=%d rcm=%d runs=%d (%lld) threads=%d alpha=%g "
-                       "beta=%g]", what, spmv_sell_kernel_name(S), C, sigma, unroll, permuted, rcm, o.runs,
-                       (long long)S->nruns, nt, alpha, beta);
+                printf(" [%s: %s C=%d sigma=%d unroll=%d permuted=%d rcm=%d runs=%d (%lld) long_rows=%d (%d rows) "
+                       "threads=%d alpha=%g beta=%g]", what, spmv_sell_kernel_name(S), C, sigma, unroll, permuted, rcm,
+                       o.runs, (long long)S->nruns, o.long_rows, S->nlong, nt, alpha, beta);
                 bad++;
             }
         }

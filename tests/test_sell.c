@@ -32,6 +32,7 @@ static spmv_sell_opts opts_of(int32_t C, int32_t sigma, int32_t unroll, int perm
     o.sigma = sigma;
     o.unroll = unroll;
     o.permuted = permuted;
+    o.long_rows = 0; /* the chunk layout alone; the hybrid (CRS part) is checked in its own cases */
     return o;
 }
 

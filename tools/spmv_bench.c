@@ -25,6 +25,7 @@ static void usage(FILE *f)
             "  -t THREADS      OpenMP threads (default: OMP_NUM_THREADS or all cores); a list such as 1,2,4,8\n"
             "                  times each count on the same matrix (built once, first touch by the largest)\n"
             "  --permuted      x and y in SELL's permuted order (no scatter through the permutation)\n"
+            TOOL_SELL_USAGE
             "  --time S        target seconds per timed run (default 0.2; 5 runs, median reported)\n"
             "  --runs N        timed runs (default 5)\n"
             "  --machine FILE  machine file for the model's limits (default: the newest one spmv-machine wrote\n"
@@ -86,7 +87,8 @@ int main(int argc, char **argv)
     long C = 32, sigma = 1, unroll = 1, threads = 0, runs = 5;
     long tlist[64];
     int nt = 0;
-    double target = 0.2;
+    double target = 0.2, max_stored = 2;
+    long long_rows = -1;
     int permuted = 0, model = 0, autoopt = 0, pmu = 0;
     const char *machine_path = NULL;
     char hpcgbuf[160];
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int r = tool_matrix_arg(prog, argc, argv, &i, hpcgbuf, sizeof hpcgbuf, &spec);
+        if (r == 0) r = tool_sell_arg(prog, argc, argv, &i, &long_rows, &max_stored);
         if (r < 0) return 2;
         if (r) continue;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -179,6 +182,8 @@ int main(int argc, char **argv)
         o.unroll = (int32_t)unroll;
         o.permuted = permuted;
         o.nthreads = (int)threads;
+        o.long_rows = (int32_t)long_rows;
+        o.max_stored_factor = max_stored;
         if (autoopt && bench_auto_opts(prog, A, &o)) goto done;
         double t0 = tool_now();
         st = spmv_sell_from_crs(A, &o, &S);
@@ -234,6 +239,9 @@ int main(int argc, char **argv)
         printf("format   SELL-%d-%d%s: stored %lld, beta %.4f, padding %.2f %%, conversion %.3f s\n", S->C, S->sigma,
                S->permuted ? " (permuted order)" : "", (long long)S->stored, spmv_sell_beta(S),
                spmv_sell_padding_percent(S), tconv);
+    if (S && S->nlong > 0)
+        printf("format   CRS part: %d rows of more than %d entries, %lld nonzeros (%s)\n", S->nlong, S->long_min,
+               (long long)S->longptr[S->nlong], spmv_crs_kernel_name(A));
     else
         printf("format   CRS\n");
     printf("kernel   %s\n", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A));

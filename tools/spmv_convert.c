@@ -13,7 +13,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: spmv-convert FILE.mtx | --hpcg NX[,NY,NZ] [-C C] [-s SIGMA] [--rcm] [-o OUT.mtx]\n"
                "  -C C        SELL chunk height (default 32)\n"
                "  -s SIGMA    SELL sorting window (default 1; 'rows' or 0: global sort)\n"
-               "  --rcm       reverse Cuthill-McKee reordering (square matrices); prints bandwidth and profile\n"
+               TOOL_SELL_USAGE
+            "  --rcm       reverse Cuthill-McKee reordering (square matrices); prints bandwidth and profile\n"
                "              before and after, and -o writes the reordered matrix\n"
                "  -o OUT.mtx  write the (reordered) matrix as general coordinate Matrix Market\n");
 }
@@ -28,12 +29,14 @@ static void print_stats(const char *label, const spmv_crs *A)
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *out = NULL;
-    long C = 32, sigma = 1;
+    long C = 32, sigma = 1, long_rows = -1;
+    double max_stored = 2;
     int rcm = 0;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int r = tool_matrix_arg(prog, argc, argv, &i, hpcgbuf, sizeof hpcgbuf, &spec);
+        if (r == 0) r = tool_sell_arg(prog, argc, argv, &i, &long_rows, &max_stored);
         if (r < 0) return 2;
         if (r) continue;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -93,12 +96,17 @@ int main(int argc, char **argv)
     spmv_sell_opts o = spmv_sell_opts_default();
     o.C = (int32_t)C;
     o.sigma = sigma == 0 ? (M->rows > 0 ? M->rows : 1) : (int32_t)sigma;
+    o.long_rows = (int32_t)long_rows;
+    o.max_stored_factor = max_stored;
     if ((st = spmv_sell_from_crs(M, &o, &S))) {
         tool_error(prog, st);
         goto done;
     }
     printf("SELL-%d-%d  %d chunks, stored entries %lld, beta %.4f, padding overhead %.2f %%\n", S->C, S->sigma,
            S->nchunks, (long long)S->stored, spmv_sell_beta(S), spmv_sell_padding_percent(S));
+    if (S->nlong > 0)
+        printf("CRS part  %d rows of more than %d entries, %lld nonzeros\n", S->nlong, S->long_min,
+               (long long)S->longptr[S->nlong]);
     if (out) {
         if ((st = spmv_crs_write_mm(M, out))) {
             tool_error(prog, st);

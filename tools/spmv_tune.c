@@ -33,6 +33,8 @@ static void usage(FILE *f)
             "  -C LIST         chunk heights to sweep, e.g. 8,16,32 (default: those with fast kernels on this CPU)\n"
             "  --full          every C x sigma x RCM (default: staged: C, then sigma, then RCM, then threads)\n"
             "  --no-rcm        do not try RCM\n"
+            "  --max-stored F  prune SELL points storing more than F x nnz entries before building them (default 2:\n"
+            "                  about twice the memory of the CRS matrix; 0: no limit)\n"
             "  --permuted      tune for x and y in SELL's permuted order (solvers that stay in it)\n"
             "  --machine FILE  machine file for the model (default: this CPU's file in $XDG_DATA_HOME/spmv/machines,\n"
             "                  made by `spmv-machine --quick` when missing; an estimate if that fails)\n"
@@ -85,7 +87,7 @@ int main(int argc, char **argv)
 {
     const double t_start = tool_now();
     const char *spec = NULL, *machine_path = NULL, *db_opt = NULL, *csv = NULL, *json = NULL, *plot = NULL;
-    double max_time = 240, run_time = 0.1;
+    double max_time = 240, run_time = 0.1, max_stored = 2;
     long runs = 5, threads = 0;
     int full = 0, rcm = 1, permuted = 0, record = 1, quiet = 0, machine_run = 1, pmu = 0;
     int32_t Cl[16], nCl = 0;
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int r = tool_matrix_arg(prog, argc, argv, &i, hpcgbuf, sizeof hpcgbuf, &spec);
+        if (r == 0) r = tool_sell_arg(prog, argc, argv, &i, NULL, &max_stored);
         if (r < 0) return 2;
         if (r) continue;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -281,6 +284,7 @@ int main(int argc, char **argv)
     o.rcm = rcm;
     o.permuted = permuted;
     o.full = full;
+    o.max_stored_factor = max_stored;
     o.C_list = nCl ? Cl : NULL;
     o.nC = nCl;
     o.machine = tm->have ? &tm->m : NULL;

@@ -186,3 +186,23 @@ int tool_matrix_arg(const char *prog, int argc, char **argv, int *i, char *buf, 
     *spec = a;
     return 1;
 }
+
+int tool_sell_arg(const char *prog, int argc, char **argv, int *i, long *long_rows, double *max_stored)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (long_rows && !strcmp(a, "--long-rows")) {
+        if (!v || !tool_parse_int(prog, a, v, -1, INT32_MAX, long_rows)) return -1;
+    } else if (max_stored && !strcmp(a, "--max-stored")) {
+        char *end;
+        double f = v ? strtod(v, &end) : -1;
+        if (!v || !*v || *end || !(f >= 0 && f <= 1e9)) {
+            fprintf(stderr, "%s: %s: '%s' is not a factor in [0, 1e9] (0: no limit)\n", prog, a, v ? v : "");
+            return -1;
+        }
+        *max_stored = f;
+    } else {
+        return 0;
+    }
+    ++*i;
+    return 1;
+}

@@ -48,3 +48,15 @@ int tool_parse_seconds(const char *prog, const char *opt, const char *s, double 
  * matrix. Returns 1 when the argument was the matrix (with *i advanced past a consumed value), 0 when it is not,
  * -1 after printing an error (a second file name). */
 int tool_matrix_arg(const char *prog, int argc, char **argv, int *i, char *buf, size_t size, const char **spec);
+
+/* The hybrid SELL-C-sigma and padding-guard options of spmv-bench, spmv-convert and spmv-tune: "--long-rows N"
+ * (spmv_sell_opts.long_rows: -1 auto, 0 off, > 0 a threshold) and "--max-stored F" (max_stored_factor: the
+ * conversion refuses to store more than F x nnz entries; 0 = no limit; default 2, about twice the CRS memory).
+ * argv[*i] is the current argument; a pointer left NULL refuses its option. Returns 1 when the argument was one of
+ * them (*i advanced past its value), 0 when not, -1 after printing an error. TOOL_SELL_USAGE: their usage lines. */
+int tool_sell_arg(const char *prog, int argc, char **argv, int *i, long *long_rows, double *max_stored);
+#define TOOL_SELL_USAGE                                                                                             \
+    "  --long-rows N   SELL rows with more than N entries go to a CRS part (-1: auto, max(64, 4 x the 99th\n"     \
+    "                  percentile of the row lengths), the default; 0: none)\n"                                      \
+    "  --max-stored F  refuse a SELL conversion storing more than F x nnz entries (default 2: about twice the\n"    \
+    "                  memory of the CRS matrix; 0: no limit)\n"

@@ -37,10 +37,17 @@ spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads)
     int32_t n = nthreads ? nthreads : spmv__auto_threads(A->nnz);
     if (n < 1) n = 1;
     int32_t *part = spmv__malloc(((size_t)n + 1) * sizeof *part);
-    if (!part) return spmv__error(SPMV_ERR_NOMEM, "out of memory for a %d-thread partition", n);
-    spmv__partition(A->rowptr, A->rows, n, part);
+    int64_t *split = spmv__malloc(((size_t)n + 1) * sizeof *split);
+    if (!part || !split) {
+        spmv__free(part);
+        spmv__free(split);
+        return spmv__error(SPMV_ERR_NOMEM, "out of memory for a %d-thread partition", n);
+    }
+    spmv__merge_partition(A->rowptr, A->rows, n, part, split);
     spmv__free(A->part);
+    spmv__free(A->split);
     A->part = part;
+    A->split = split;
     A->nparts = n;
     return SPMV_OK;
 }
@@ -64,6 +71,7 @@ void spmv_crs_free(spmv_crs *A)
         spmv__free(A->val);
     }
     spmv__free(A->part);
+    spmv__free(A->split);
     spmv__free(A);
 }
 
@@ -100,13 +108,14 @@ static void copy_by_partition(spmv_crs *A, const int32_t *col, const double *val
 #pragma omp parallel num_threads(A->nparts)
     {
 #ifdef _OPENMP
-        int t = omp_get_thread_num();
+        int t0 = omp_get_thread_num(), nt = omp_get_num_threads();
 #else
-        int t = 0;
+        int t0 = 0, nt = 1;
 #endif
-        /* each part copies its own rows (first touch by the kernel's partition) */
-        if (t < A->nparts) {
-            int64_t k0 = A->rowptr[A->part[t]], k1 = A->rowptr[A->part[t + 1]];
+        /* each part copies its own entries (first touch by the kernel's partition); the runtime may give fewer
+         * threads than parts: every part is still copied */
+        for (int t = t0; t < A->nparts; t += nt) {
+            int64_t k0 = A->split[t], k1 = A->split[t + 1];
             if (k1 > k0) {
                 memcpy(A->col + k0, col + k0, (size_t)(k1 - k0) * sizeof *col);
                 if (val)

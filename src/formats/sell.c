@@ -25,6 +25,7 @@
 #include "tune/tune.h"
 #include "kernel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,8 @@ spmv_sell_opts spmv_sell_opts_default(void)
     o.runs = -1;
     o.idx16 = -1;
     o.xaccess = SPMV_X_AUTO;
+    o.long_rows = -1;
+    o.max_stored_factor = 2.0;
     return o;
 }
 
@@ -69,6 +72,11 @@ void spmv_sell_free(spmv_sell *S)
     spmv__free(S->runmask);
     spmv__free(S->colbase);
     spmv__free(S->col16);
+    spmv__free(S->longptr);
+    spmv__free(S->longcol);
+    spmv__free(S->longval);
+    spmv__free(S->longpart);
+    spmv__free(S->longsplit);
     spmv__free(S);
 }
 
@@ -372,20 +380,190 @@ double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sam
     return seen > 0 ? (double)in_runs / (double)seen : 0.0;
 }
 
-/* Chunk partition for nparts threads: a new part array, balanced by stored entries. */
+/* Thread partition for nthreads threads (0: auto): new arrays. The chunks [part[t], part[t+1]) balanced by stored
+ * entries; the CRS part (when S->nlong > 0) by merge path (longpart, longsplit, see spmv_crs.split). */
 static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *fn, int32_t **part_out,
-                                  int32_t *nparts_out)
+                                  int32_t **longpart_out, int64_t **longsplit_out, int32_t *nparts_out)
 {
     if (nthreads < 0 || nthreads > SPMV_MAX_THREADS)
         return spmv__error(SPMV_ERR_ARG, "%s: nthreads = %d outside 0..%d", fn, nthreads, SPMV_MAX_THREADS);
     int32_t nparts = nthreads > 0 ? nthreads : spmv__auto_threads(S->stored);
     if (nparts < 1) nparts = 1;
-    int32_t *part = spmv__malloc(((size_t)nparts + 1) * sizeof *part);
-    if (!part) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for a partition of %d parts", fn, nparts);
+    int32_t *part = spmv__malloc(((size_t)nparts + 1) * sizeof *part), *lpart = NULL;
+    int64_t *lsplit = NULL;
+    if (S->nlong > 0) {
+        lpart = spmv__malloc(((size_t)nparts + 1) * sizeof *lpart);
+        lsplit = spmv__malloc(((size_t)nparts + 1) * sizeof *lsplit);
+    }
+    if (!part || (S->nlong > 0 && (!lpart || !lsplit))) {
+        spmv__free(part);
+        spmv__free(lpart);
+        spmv__free(lsplit);
+        return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for a partition of %d parts", fn, nparts);
+    }
     spmv__partition(S->chunkptr, S->nchunks, nparts, part);
+    if (S->nlong > 0) spmv__merge_partition(S->longptr, S->nlong, nparts, lpart, lsplit);
     *part_out = part;
+    *longpart_out = lpart;
+    *longsplit_out = lsplit;
     *nparts_out = nparts;
     return SPMV_OK;
+}
+
+static int int32_desc(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* The typical long row of the long-row rule: the smallest length l such that all but the longest
+ * max(1, floor(rows / 100)) rows have at most l entries (the 99th percentile; with fewer than 200 rows the second
+ * longest, so that one outlier always stands out); lengths above 2^20 count as 2^20. */
+static spmv_status length_q99(const spmv_crs *A, int32_t *out)
+{
+    enum { CAP = 1 << 20 };
+    const int32_t rows = A->rows;
+    int64_t maxlen = 0;
+    for (int32_t i = 0; i < rows; i++) {
+        int64_t l = A->rowptr[i + 1] - A->rowptr[i];
+        if (l > maxlen) maxlen = l;
+    }
+    const int32_t nb = (int32_t)(maxlen < CAP ? maxlen : CAP) + 1;
+    int64_t *hist = spmv__calloc((size_t)nb, sizeof *hist);
+    if (!hist) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_from_crs: out of memory for a histogram of %d lengths", nb);
+    for (int32_t i = 0; i < rows; i++) {
+        int64_t l = A->rowptr[i + 1] - A->rowptr[i];
+        hist[l < nb - 1 ? l : nb - 1]++;
+    }
+    const int64_t drop = rows / 100 > 1 ? rows / 100 : 1, want = rows - drop;
+    int64_t seen = 0;
+    int32_t l = 0;
+    for (; l < nb - 1; l++) {
+        seen += hist[l];
+        if (seen >= want) break;
+    }
+    spmv__free(hist);
+    *out = l;
+    return SPMV_OK;
+}
+
+spmv_status spmv__sell_long_rows(const spmv_crs *A, int32_t long_rows, int32_t C, const int32_t *order, uint8_t *mark,
+                                 int32_t *threshold, int32_t *nlong)
+{
+    const int32_t rows = A->rows;
+    *threshold = 0;
+    *nlong = 0;
+    if (rows > 0) memset(mark, 0, (size_t)rows);
+    if (long_rows == 0 || rows == 0) return SPMV_OK;
+    int64_t thr = long_rows;
+    if (long_rows < 0) { /* auto: max(64, 4 q99) */
+        int32_t q99 = 0;
+        spmv_status st = length_q99(A, &q99);
+        if (st != SPMV_OK) return st;
+        thr = 4 * (int64_t)q99;
+        if (thr < SPMV_SELL_LONG_MIN) thr = SPMV_SELL_LONG_MIN;
+        if (thr > INT32_MAX) thr = INT32_MAX;
+    }
+    int32_t n = 0;
+    for (int32_t i = 0; i < rows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > thr) {
+            mark[i] = 1;
+            n++;
+        }
+    if (n == 0) return SPMV_OK;
+    /* the (rows - n) mod C longest remaining rows too (ties: the earlier one in the incoming order), so that the
+     * chunks hold a multiple of C rows and every chunk is full */
+    const int32_t extra = (rows - n) % C;
+    if (extra > 0 && extra <= 64) { /* a short list, kept sorted: O(rows) for the usual C */
+        sell_key top[64];
+        int32_t have = 0;
+        for (int32_t p = 0; p < rows; p++) {
+            const int32_t r = order ? order[p] : p;
+            if (mark[r]) continue;
+            const int32_t len = (int32_t)(A->rowptr[r + 1] - A->rowptr[r]);
+            if (have == extra && len <= top[have - 1].len) continue;
+            int32_t j = have < extra ? have++ : extra - 1; /* insert, descending by length, earlier first */
+            while (j > 0 && top[j - 1].len < len) {
+                top[j] = top[j - 1];
+                j--;
+            }
+            top[j] = (sell_key){len, r};
+        }
+        for (int32_t j = 0; j < have; j++) mark[top[j].pos] = 1;
+        n += have;
+    } else if (extra > 64) { /* a large C: the extra-th longest length L by sorting, then the rows above L and the
+                                first rows of length L in the incoming order */
+        int32_t *len = spmv__malloc((size_t)(rows - n) * sizeof *len);
+        if (!len) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_from_crs: out of memory for %d row lengths", rows - n);
+        int32_t m = 0;
+        for (int32_t r = 0; r < rows; r++)
+            if (!mark[r]) len[m++] = (int32_t)(A->rowptr[r + 1] - A->rowptr[r]);
+        qsort(len, (size_t)m, sizeof *len, int32_desc);
+        const int32_t L = len[extra - 1];
+        int32_t above = 0;
+        for (int32_t j = 0; j < extra; j++) above += len[j] > L;
+        spmv__free(len);
+        int32_t ties = extra - above;
+        for (int32_t p = 0; p < rows; p++) {
+            const int32_t r = order ? order[p] : p;
+            if (mark[r]) continue;
+            const int64_t l = A->rowptr[r + 1] - A->rowptr[r];
+            if (l > L || (l == L && ties > 0 && ties--)) mark[r] = 1;
+        }
+        n += extra;
+    }
+    *threshold = (int32_t)thr;
+    *nlong = n;
+    return SPMV_OK;
+}
+
+/* The padding guard (spmv_sell_opts.max_stored_factor) on `stored` entries. */
+static spmv_status padding_guard(const spmv_sell *S, const spmv_sell_opts *o, int64_t stored, const char *fn)
+{
+    if (!(o->max_stored_factor > 0)) return SPMV_OK;
+    if (stored <= SPMV_SELL_GUARD_FLOOR || (double)stored <= o->max_stored_factor * (double)S->nnz) return SPMV_OK;
+    const double bytes = (double)stored * (sizeof(double) + sizeof(int32_t));
+    return spmv__error(SPMV_ERR_PADDING,
+                       "%s: SELL-%d-%d would store %lld entries for %lld nonzeros (%.1f x nnz, beta = %.3g; %.3g GB of "
+                       "values and column indices), above the limit of max_stored_factor = %g x nnz: sort with a "
+                       "larger sigma, lower C, keep long rows in the CRS part (long_rows = -1) or raise "
+                       "opts.max_stored_factor (0 = no limit)",
+                       fn, S->C, S->sigma, (long long)stored, (long long)S->nnz,
+                       S->nnz > 0 ? (double)stored / (double)S->nnz : 0.0,
+                       stored > 0 ? (double)S->nnz / (double)stored : 1.0, bytes * 1e-9, o->max_stored_factor);
+}
+
+/* The CRS part's entries that thread t multiplies, [longsplit[t], longsplit[t+1]) (first touch by the multiply's
+ * partition). With cmap (permuted numbering) a row is sorted again, so it is written whole by the part holding its
+ * first entry. Columns through cmap (stored numbering), ascending. tmp: room for the longest row when cmap is set
+ * (NULL: insertion sort). */
+static void long_fill(spmv_sell *S, const spmv_crs *A, const int32_t *cmap, int32_t t, colval *tmp)
+{
+    const int32_t base = S->rows - S->nlong;
+    const int64_t k0 = S->longsplit[t], k1 = S->longsplit[t + 1];
+    if (k1 <= k0) return;
+    int32_t j = S->longpart[t]; /* the row holding entry k0 (merge-path invariant) */
+    if (!cmap) {
+        for (; j < S->nlong && S->longptr[j] < k1; j++) {
+            const int64_t b = S->longptr[j] > k0 ? S->longptr[j] : k0;
+            const int64_t e = S->longptr[j + 1] < k1 ? S->longptr[j + 1] : k1;
+            const int64_t shift = A->rowptr[S->perm[base + j]] - S->longptr[j];
+            if (e > b) {
+                memcpy(S->longcol + b, A->col + shift + b, (size_t)(e - b) * sizeof *S->longcol);
+                memcpy(S->longval + b, A->val + shift + b, (size_t)(e - b) * sizeof *S->longval);
+            }
+        }
+        return;
+    }
+    if (S->longptr[j] < k0) j++; /* started by an earlier part */
+    for (; j < S->nlong && S->longptr[j] < k1; j++) {
+        const int64_t d = S->longptr[j], n = S->longptr[j + 1] - d, src = A->rowptr[S->perm[base + j]];
+        for (int64_t q = 0; q < n; q++) {
+            S->longcol[d + q] = cmap[A->col[src + q]];
+            S->longval[d + q] = A->val[src + q];
+        }
+        sort_pairs(S->longcol + d, S->longval + d, (int32_t)n, tmp);
+    }
 }
 
 spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **Sout)
@@ -425,12 +603,19 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         return spmv__error(SPMV_ERR_ARG, "%s: opts->idx16 = %d: use -1 (auto), 0 (off) or 1 (on)", fn, opts->idx16);
     if (opts->xaccess < SPMV_X_AUTO || opts->xaccess > SPMV_X_EMUL)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->xaccess = %d is not a spmv_xaccess value", fn, opts->xaccess);
+    if (opts->long_rows < -1)
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->long_rows = %d: use -1 (auto), 0 (off) or a row length", fn,
+                           opts->long_rows);
+    if (!(opts->max_stored_factor >= 0) || isinf(opts->max_stored_factor))
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->max_stored_factor = %g: use a factor > 0, or 0 for no limit", fn,
+                           opts->max_stored_factor);
 
     const int32_t rows = A->rows, C = opts->C;
     const int square = A->rows == A->cols;
     spmv_status st = SPMV_OK;
     int32_t *order = NULL, *order_inv = NULL; /* RCM order (perm, iperm) */
     sell_key *keys = NULL;
+    uint8_t *mark = NULL; /* mark[original row] = 1: the row goes to the CRS part */
     int32_t *cmap = NULL;
 
     spmv_sell *S = spmv__calloc(1, sizeof *S);
@@ -439,20 +624,18 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     S->cols = A->cols;
     S->C = C;
     S->sigma = opts->sigma < rows ? opts->sigma : (rows > 0 ? rows : 1);
-    S->nchunks = (int32_t)(((int64_t)rows + C - 1) / C);
     S->unroll = opts->unroll;
     S->permuted = opts->permuted ? 1 : 0;
     S->nt_stores = opts->nt_stores ? 1 : 0;
     S->nnz = A->nnz;
 
-    const size_t nrows = (size_t)rows, nch = (size_t)S->nchunks;
-    S->chunkptr = spmv__malloc((nch + 1) * sizeof *S->chunkptr);
-    S->chunklen = spmv__malloc(nch * sizeof *S->chunklen);
+    const size_t nrows = (size_t)rows;
     S->rowlen = spmv__malloc(nrows * sizeof *S->rowlen);
     S->perm = spmv__malloc(nrows * sizeof *S->perm);
     S->iperm = spmv__malloc(nrows * sizeof *S->iperm);
     keys = spmv__malloc(nrows * sizeof *keys);
-    if (!S->chunkptr || (nch && !S->chunklen) || (nrows && (!S->rowlen || !S->perm || !S->iperm || !keys))) {
+    mark = spmv__malloc(nrows);
+    if (nrows && (!S->rowlen || !S->perm || !S->iperm || !keys || !mark)) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the row arrays of %d rows", fn, rows);
         goto fail;
     }
@@ -469,16 +652,36 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         if (st != SPMV_OK) goto fail; /* spmv_rcm recorded the message */
     }
 
-    /* sigma-sort: stable descending length inside windows of sigma rows of the incoming order */
-    for (int64_t w0 = 0; w0 < rows; w0 += S->sigma) {
-        int64_t w1 = w0 + S->sigma < rows ? w0 + S->sigma : rows;
-        for (int64_t p = w0; p < w1; p++) {
-            int32_t orig = order ? order[p] : (int32_t)p;
-            keys[p].len = (int32_t)(A->rowptr[orig + 1] - A->rowptr[orig]);
-            keys[p].pos = (int32_t)p;
-        }
-        if (S->sigma > 1) qsort(keys + w0, (size_t)(w1 - w0), sizeof *keys, sell_key_cmp);
+    /* the CRS part (hybrid): long rows, and enough of the next longest that the chunks hold a multiple of C rows */
+    int32_t nlong = 0;
+    st = spmv__sell_long_rows(A, opts->long_rows, C, order, mark, &S->long_min, &nlong);
+    if (st != SPMV_OK) goto fail;
+    const int32_t nbulk = rows - nlong;
+    S->nlong = nlong;
+    S->nchunks = nlong > 0 ? nbulk / C : (int32_t)(((int64_t)rows + C - 1) / C);
+    const size_t nch = (size_t)S->nchunks;
+    S->chunkptr = spmv__malloc((nch + 1) * sizeof *S->chunkptr);
+    S->chunklen = spmv__malloc(nch * sizeof *S->chunklen);
+    if (!S->chunkptr || (nch && !S->chunklen)) {
+        st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the arrays of %d chunks", fn, S->nchunks);
+        goto fail;
     }
+
+    /* sigma-sort: stable descending length inside windows of sigma rows of the incoming order (the bulk); the
+     * CRS-part rows follow in their incoming order */
+    {
+        int32_t p1 = 0, p2 = nbulk;
+        for (int32_t p = 0; p < rows; p++) {
+            int32_t orig = order ? order[p] : p;
+            sell_key key = {(int32_t)(A->rowptr[orig + 1] - A->rowptr[orig]), p};
+            keys[mark[orig] ? p2++ : p1++] = key;
+        }
+    }
+    if (S->sigma > 1)
+        for (int64_t w0 = 0; w0 < nbulk; w0 += S->sigma) {
+            int64_t w1 = w0 + S->sigma < nbulk ? w0 + S->sigma : nbulk;
+            qsort(keys + w0, (size_t)(w1 - w0), sizeof *keys, sell_key_cmp);
+        }
     for (int32_t i = 0; i < rows; i++) {
         int32_t orig = order ? order[keys[i].pos] : keys[i].pos;
         S->perm[i] = orig;
@@ -487,9 +690,28 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     }
     spmv__free(keys);
     keys = NULL;
+    spmv__free(mark);
+    mark = NULL;
     spmv__free(order);
     spmv__free(order_inv);
     order = order_inv = NULL;
+
+    /* entries of the CRS part, and the padding guard on the stored entries without run columns (a lower bound:
+     * run columns never store less), before anything of that size is allocated */
+    int64_t longnnz = 0;
+    for (int32_t i = nbulk; i < rows; i++) longnnz += S->rowlen[i];
+    {
+        int64_t est = longnnz;
+        for (int32_t k = 0; k < S->nchunks; k++) {
+            int64_t r0 = (int64_t)k * C, r1 = r0 + C < nbulk ? r0 + C : nbulk, len = 0;
+            for (int64_t i = r0; i < r1; i++)
+                if (S->rowlen[i] > len) len = S->rowlen[i];
+            len = (len + S->unroll - 1) / S->unroll * S->unroll;
+            est += len * C;
+        }
+        st = padding_guard(S, opts, est, fn);
+        if (st != SPMV_OK) goto fail;
+    }
 
     /* run columns: the threshold T in lanes (auto: ceil(3C/4) for 4 <= C <= 64, else none) */
     int32_t T = opts->runs;
@@ -575,28 +797,50 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         S->chunkptr[k + 1] = S->chunkptr[k] + add;
         if (S->runptr) S->runptr[k + 1] = S->runptr[k] + S->chunkruns[k];
     }
-    S->stored = S->chunkptr[S->nchunks];
+    const int64_t cstored = S->chunkptr[S->nchunks]; /* stored entries of the chunks */
+    S->stored = cstored + longnnz;
     S->nruns = S->runptr ? S->runptr[S->nchunks] : 0;
-
-    st = sell_partition(S, opts->nthreads, fn, &S->part, &S->nparts);
+    st = padding_guard(S, opts, S->stored, fn); /* the exact count, run columns included */
     if (st != SPMV_OK) goto fail;
 
     if ((uint64_t)S->stored > SIZE_MAX / sizeof(double)) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: %lld stored entries do not fit in memory", fn, (long long)S->stored);
         goto fail;
     }
-    S->col = spmv__malloc((size_t)S->stored * sizeof *S->col);
-    S->val = spmv__malloc((size_t)S->stored * sizeof *S->val);
-    if (S->stored > 0 && (!S->col || !S->val)) {
-        st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld stored entries", fn, (long long)S->stored);
+    if (nlong > 0) {
+        S->longptr = spmv__malloc(((size_t)nlong + 1) * sizeof *S->longptr);
+        if (!S->longptr) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the row offsets of %d long rows", fn, nlong);
+            goto fail;
+        }
+        S->longptr[0] = 0;
+        for (int32_t j = 0; j < nlong; j++) S->longptr[j + 1] = S->longptr[j] + S->rowlen[nbulk + j];
+    }
+
+    st = sell_partition(S, opts->nthreads, fn, &S->part, &S->longpart, &S->longsplit, &S->nparts);
+    if (st != SPMV_OK) goto fail;
+
+    S->col = spmv__malloc((size_t)cstored * sizeof *S->col);
+    S->val = spmv__malloc((size_t)cstored * sizeof *S->val);
+    if (cstored > 0 && (!S->col || !S->val)) {
+        st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld stored entries", fn, (long long)cstored);
         goto fail;
     }
-    if (opts->idx16 != 0 && S->stored > 0) {
+    if (opts->idx16 != 0 && cstored > 0) {
         S->colbase = spmv__malloc((nch ? nch : 1) * sizeof *S->colbase);
-        S->col16 = spmv__malloc((size_t)S->stored * sizeof *S->col16);
+        S->col16 = spmv__malloc((size_t)cstored * sizeof *S->col16);
         if (!S->colbase || !S->col16) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the 16-bit indices of %lld stored entries", fn,
-                             (long long)S->stored);
+                             (long long)cstored);
+            goto fail;
+        }
+    }
+    if (longnnz > 0) {
+        S->longcol = spmv__malloc((size_t)longnnz * sizeof *S->longcol);
+        S->longval = spmv__malloc((size_t)longnnz * sizeof *S->longval);
+        if (!S->longcol || !S->longval) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the %lld entries of %d long rows", fn,
+                             (long long)longnnz, nlong);
             goto fail;
         }
     }
@@ -609,10 +853,14 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         }
     }
 
-    /* pass 2, first touch: thread t writes the chunks it multiplies, [part[t], part[t+1]) */
+    /* pass 2, first touch: thread t writes the chunks it multiplies, [part[t], part[t+1]), and its entries of the
+     * CRS part */
     if (S->stored > 0) {
         const int32_t nparts = S->nparts;
         int64_t n16 = 0;
+        int32_t maxlong = 0;
+        for (int32_t i = nbulk; i < rows; i++)
+            if (S->rowlen[i] > maxlong) maxlong = S->rowlen[i];
 #pragma omp parallel num_threads(nparts) if (nparts > 1 && S->stored >= SELL_PARALLEL_MIN) reduction(| : failed) \
     reduction(+ : n16)
         {
@@ -623,18 +871,21 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
 #endif
             chunk_scratch sc;
             colval *tmp = NULL;
-            int ok = scratch_init(&sc, C, widest) == 0;
-            if (ok && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
+            const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;
+            int ok = cstored == 0 || scratch_init(&sc, C, widest) == 0;
+            if (ok && cmap && need > 32) ok = (tmp = spmv__malloc((size_t)need * sizeof *tmp)) != NULL;
             if (!ok) failed = 1;
-            for (int32_t t = t0; ok && t < nparts; t += nt)
-                for (int32_t k = S->part[t]; k < S->part[t + 1]; k++) {
+            for (int32_t t = t0; ok && t < nparts; t += nt) {
+                for (int32_t k = S->part[t]; cstored > 0 && k < S->part[t + 1]; k++) {
                     chunk_lanes(S, A, cmap, k, &sc, tmp);
                     chunk_runs(C, T, &sc);
                     sell_fill_chunk(S, &sc, k);
                     if (S->colbase) n16 += sell_compress_chunk(S, k);
                 }
+                if (nlong > 0) long_fill(S, A, cmap, t, tmp);
+            }
             spmv__free(tmp);
-            if (ok) scratch_free(&sc);
+            if (ok && cstored > 0) scratch_free(&sc);
         }
         if (failed) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
@@ -645,7 +896,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     }
 
     S->kernel = spmv__sell_kernel(S);
-    if (!S->kernel) { /* SPMV_ARCH names a family this CPU or build lacks; spmv_arch_get recorded why */
+    if (S->kernel && nlong > 0) S->long_kernel = spmv__sell_long_kernel(S);
+    if (!S->kernel || (nlong > 0 && !S->long_kernel)) {
+        /* SPMV_ARCH names a family this CPU or build lacks; spmv_arch_get recorded why */
         st = SPMV_ERR_ARCH;
         goto fail;
     }
@@ -654,24 +907,35 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
 
 fail:
     spmv__free(keys);
+    spmv__free(mark);
     spmv__free(order);
     spmv__free(order_inv);
     spmv_sell_free(S);
     return st;
 }
 
-/* Positions in col/val of the entries of permuted row i (rowlen[i] of them): its run-column lanes, then its first
- * gather columns. */
+/* Positions of the entries of permuted row i (rowlen[i] of them): in a chunk, its run-column lanes, then its first
+ * gather columns (positions p >= 0 in col/val); in the CRS part, -1 - q for entry q of longcol/longval. */
 static void row_positions(const spmv_sell *S, int64_t i, int64_t *pos)
 {
+    const int32_t n = S->rowlen[i];
+    if (i >= (int64_t)S->rows - S->nlong) { /* the CRS part */
+        const int64_t q0 = S->longptr[i - (S->rows - S->nlong)];
+        for (int32_t m = 0; m < n; m++) pos[m] = -1 - (q0 + m);
+        return;
+    }
     const int32_t C = S->C, k = (int32_t)(i / C), r = (int32_t)(i % C), mb = mask_bytes(C);
     const int64_t base = S->chunkptr[k] + r;
-    const int32_t R = S->chunkruns ? S->chunkruns[k] : 0, n = S->rowlen[i];
+    const int32_t R = S->chunkruns ? S->chunkruns[k] : 0;
     int32_t m = 0, j = 0;
     for (; j < R && m < n; j++)
         if (S->runmask[(size_t)(S->runptr[k] + j) * mb + r / 8] >> (r % 8) & 1) pos[m++] = base + (int64_t)j * C;
     for (j = R; m < n; j++) pos[m++] = base + (int64_t)j * C;
 }
+
+/* The column and the value slot of the entry at position p (row_positions) */
+static int32_t pos_col(const spmv_sell *S, int64_t p) { return p >= 0 ? S->col[p] : S->longcol[-1 - p]; }
+static double *pos_val(const spmv_sell *S, int64_t p) { return p >= 0 ? S->val + p : S->longval + (-1 - p); }
 
 static int32_t max_rowlen(const spmv_sell *S)
 {
@@ -712,9 +976,9 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
             const int32_t n = S->rowlen[i];
             row_positions(S, i, pos);
             for (int32_t j = 0; j < n; j++) {
-                int32_t c = S->col[pos[j]];
+                int32_t c = pos_col(S, pos[j]);
                 A->col[dst + j] = cmap ? cmap[c] : c;
-                A->val[dst + j] = S->val[pos[j]];
+                A->val[dst + j] = *pos_val(S, pos[j]);
             }
             sort_pairs(A->col + dst, A->val + dst, n, tmp); /* runs first, and permuted numbering: sort back */
         }
@@ -767,7 +1031,7 @@ spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
         int bad = a1 - a0 != n;
         if (!bad) row_positions(S, i, p);
         for (int32_t j = 0; j < n && !bad; j++) {
-            int32_t c = S->col[p[j]];
+            int32_t c = pos_col(S, p[j]);
             if (cmap) c = cmap[c];
             int64_t lo = a0, hi = a1; /* A's columns are strictly increasing: each stored column matches once */
             while (lo < hi) {
@@ -785,7 +1049,7 @@ spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
     }
     if (bad_row < 0) {
 #pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
-        for (int64_t e = 0; e < S->nnz; e++) S->val[pos[e]] = A->val[src[e]];
+        for (int64_t e = 0; e < S->nnz; e++) *pos_val(S, pos[e]) = A->val[src[e]];
     }
     spmv__free(first);
     spmv__free(pos);
@@ -800,11 +1064,16 @@ spmv_status spmv_sell_set_threads(spmv_sell *S, int nthreads)
 {
     static const char fn[] = "spmv_sell_set_threads";
     if (!S) return spmv__error(SPMV_ERR_ARG, "%s: argument S is NULL", fn);
-    int32_t *part = NULL, nparts = 0;
-    spmv_status st = sell_partition(S, nthreads, fn, &part, &nparts);
+    int32_t *part = NULL, *lpart = NULL, nparts = 0;
+    int64_t *lsplit = NULL;
+    spmv_status st = sell_partition(S, nthreads, fn, &part, &lpart, &lsplit, &nparts);
     if (st != SPMV_OK) return st;
     spmv__free(S->part);
+    spmv__free(S->longpart);
+    spmv__free(S->longsplit);
     S->part = part;
+    S->longpart = lpart;
+    S->longsplit = lsplit;
     S->nparts = nparts;
     return SPMV_OK;
 }

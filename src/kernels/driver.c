@@ -33,18 +33,6 @@ static int thread_count(void)
 #endif
 }
 
-/* Threads that run the parts of a multiply: one per part, but at most one per SPMV_MIN_WORK_PER_RUN stored entries
- * (at least 1): below that a second thread costs more (starting and joining the team, ~1-2 us) than it saves, so a
- * tiny matrix partitioned for many threads runs on fewer. The parts, and so the results (the per-part sums of the
- * fused multiply included), do not change: a thread runs several parts in order. */
-#define SPMV_MIN_WORK_PER_RUN ((int64_t)16384)
-static int32_t team_size(int32_t nparts, int64_t work)
-{
-    int64_t t = work / SPMV_MIN_WORK_PER_RUN;
-    if (t < 1) t = 1;
-    return nparts < t ? nparts : (int32_t)t;
-}
-
 /* y = beta*y over n entries (beta = 0: y = 0, y not read): the multiply of a matrix without stored entries, done
  * here so that no kernel forms pointers into NULL col/val arrays. */
 static void scale_y(double *y, int64_t n, double beta)
@@ -52,53 +40,55 @@ static void scale_y(double *y, int64_t n, double beta)
     for (int64_t i = 0; i < n; i++) y[i] = beta == 0.0 ? 0.0 : beta * y[i];
 }
 
-spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y)
+/* Partial sums of split rows kept on the stack up to this many parts (unit: parts), on the heap beyond. */
+enum { CARRY_STACK = 256 };
+
+/* Threads that run the nparts parts of a multiply of `work` stored entries: one per SPMV_MIN_WORK_PER_THREAD entries
+ * at most (as the default partition), so that a small multiply does not pay for starting a team; the parts then run
+ * in order on fewer threads, with the same partial sums (the result does not change). */
+static int team(int32_t nparts, int64_t work)
 {
-    if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument A is NULL");
-    if (!x && A->cols > 0) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument x is NULL (length %d)", A->cols);
-    if (!y && A->rows > 0) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument y is NULL (length %d)", A->rows);
-    if (overlap(x, A->cols, y, A->rows))
-        return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: x and y overlap (y = A x needs distinct arrays)");
-    const spmv_kernel *k = A->kernel ? A->kernel : &spmv__k_crs_ref;
-    if (A->nnz == 0) {
-        scale_y(y, A->rows, beta);
-        return SPMV_OK;
-    }
-    if (A->nparts <= 1 || !A->part) {
-        k->crs(A, 0, A->rows, alpha, x, beta, y);
-        return SPMV_OK;
-    }
-#pragma omp parallel num_threads(team_size(A->nparts, A->nnz))
-    {
-        /* the runtime may give fewer threads than parts: every part still runs once */
-        for (int t = thread_id(); t < A->nparts; t += thread_count())
-            k->crs(A, A->part[t], A->part[t + 1], alpha, x, beta, y);
-    }
-    return SPMV_OK;
+    int64_t n = work / SPMV_MIN_WORK_PER_THREAD;
+    return (int)(n < 1 ? 1 : n < nparts ? n : nparts);
 }
 
-spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y)
+/* y[i] = beta*y[i] + alpha*s (beta = 0: y not read), as the kernels write a row */
+static inline void put(double *y, int64_t i, double alpha, double beta, double s)
 {
-    if (!S) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument S is NULL");
-    if (!x && S->cols > 0) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument x is NULL (length %d)", S->cols);
-    if (!y && S->rows > 0) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument y is NULL (length %d)", S->rows);
-    if (overlap(x, S->cols, y, S->rows))
-        return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: x and y overlap (y = A x needs distinct arrays)");
-    const spmv_kernel *k = S->kernel ? S->kernel : &spmv__k_sell_ref;
-    if (S->stored == 0) {
-        scale_y(y, S->rows, beta);
-        return SPMV_OK;
-    }
-    if (S->nparts <= 1 || !S->part) {
-        k->sell(S, 0, S->nchunks, alpha, x, beta, y);
-        return SPMV_OK;
-    }
-#pragma omp parallel num_threads(team_size(S->nparts, S->stored))
-    {
-        for (int t = thread_id(); t < S->nparts; t += thread_count())
-            k->sell(S, S->part[t], S->part[t + 1], alpha, x, beta, y);
-    }
-    return SPMV_OK;
+    y[i] = beta == 0.0 ? (alpha == 1.0 ? s : alpha * s) : beta * y[i] + alpha * s;
+}
+
+/* sum_q val[q]*x[col[q]], q in [k0, k1), through the kernel's partial-row entry point */
+static double piece(const spmv_kernel *k, const double *val, const int32_t *col, int64_t k0, int64_t k1,
+                    const double *x)
+{
+    if (k1 <= k0) return 0.0;
+    if (k && k->dot) return k->dot(val + k0, col + k0, k1 - k0, x);
+    double s = 0.0;
+    for (int64_t q = k0; q < k1; q++) s += val[q] * x[col[q]];
+    return s;
+}
+
+/* 1 when part t of a merge-path partition (spmv_crs.split) holds entries of row part[t+1], the row a later part
+ * finishes: then it has a carry. */
+static int has_carry(const int64_t *rowptr, int32_t rows, const int32_t *part, const int64_t *split, int32_t t)
+{
+    const int32_t r = part[t + 1];
+    if (r >= rows) return 0;
+    const int64_t b = rowptr[r] > split[t] ? rowptr[r] : split[t];
+    return split[t + 1] > b;
+}
+
+/* The carries into y, in part order after every part is done: y[row] += alpha * carry[t] for the row part[t+1]
+ * (y index map[row], or base + row without a map). No atomics; the same order in every call. */
+static void add_carries(const int64_t *rowptr, int32_t rows, const int32_t *part, const int64_t *split,
+                        int32_t nparts, const int32_t *map, int64_t base, double alpha, const double *carry, double *y)
+{
+    for (int32_t t = 0; t + 1 < nparts; t++)
+        if (has_carry(rowptr, rows, part, split, t)) {
+            const int32_t r = part[t + 1];
+            y[map ? map[r] : base + r] += alpha * carry[t];
+        }
 }
 
 /* Rows of y reduced per block in the fused multiply: 2048 rows = 16 KiB of y, still in L1/L2 when reduced. */
@@ -123,25 +113,165 @@ static void dots(const double *x, const double *y, const int32_t *map, int64_t r
     *yy += b;
 }
 
-/* Part t of the fused multiply: the kernel over blocks of rows (CRS) or chunks (SELL), each block reduced right
- * after it is written. */
-static void mv_dot_part(const spmv_crs *A, const spmv_sell *S, int t, double alpha, const double *x, double beta,
-                        double *y, double *sum)
+/* Part t of the CRS multiply on the merge-path partition: the rows [part[t], part[t+1]) this part finishes -- the
+ * first one from split[t] on when the part starts inside it -- and, returned, the carry: the sum of its entries of
+ * row part[t+1]. sum != NULL (fused multiply): <x, y> and <y, y> of the rows it writes are added to sum[0], sum[1]
+ * block by block, except a first row started inside (its carries come later). */
+static double crs_part(const spmv_kernel *k, const spmv_crs *A, int32_t t, double alpha, const double *x,
+                       double beta, double *y, double *sum)
 {
-    if (A) {
-        for (int32_t r = A->part[t]; r < A->part[t + 1]; r += DOT_BLOCK_ROWS) {
-            int32_t e = A->part[t + 1] - r < DOT_BLOCK_ROWS ? A->part[t + 1] : r + DOT_BLOCK_ROWS;
-            A->kernel->crs(A, r, e, alpha, x, beta, y);
-            dots(x, y, NULL, r, e, &sum[0], &sum[1]);
-        }
-        return;
+    const int64_t *rp = A->rowptr;
+    const int32_t r1 = A->part[t + 1];
+    const int64_t k0 = A->split ? A->split[t] : rp[A->part[t]], k1 = A->split ? A->split[t + 1] : rp[r1];
+    int32_t r = A->part[t];
+    if (r < r1 && k0 > rp[r]) { /* the first row, from inside */
+        put(y, r, alpha, beta, piece(k, A->val, A->col, k0, rp[r + 1], x));
+        r++;
     }
+    if (!sum) {
+        if (r < r1) k->crs(A, r, r1, alpha, x, beta, y);
+    } else {
+        for (int32_t b = r; b < r1; b += DOT_BLOCK_ROWS) {
+            int32_t e = r1 - b < DOT_BLOCK_ROWS ? r1 : b + DOT_BLOCK_ROWS;
+            k->crs(A, b, e, alpha, x, beta, y);
+            dots(x, y, NULL, b, e, &sum[0], &sum[1]);
+        }
+    }
+    if (r1 < A->rows) {
+        const int64_t b = rp[r1] > k0 ? rp[r1] : k0;
+        if (k1 > b) return piece(k, A->val, A->col, b, k1, x);
+    }
+    return 0.0;
+}
+
+/* Part t of the CRS part of a hybrid SELL matrix (merge-path partition longpart/longsplit): as crs_part, row j of
+ * the CRS part being y[perm[base + j]] (original order) or y[base + j] (permuted order), base = rows - nlong. */
+static double long_part(const spmv_sell *S, int32_t t, double alpha, const double *x, double beta, double *y)
+{
+    const spmv_kernel *k = S->long_kernel;
+    const int32_t base = S->rows - S->nlong, r1 = S->longpart[t + 1];
+    const int32_t *map = S->permuted ? NULL : S->perm + base;
+    const int64_t *lp = S->longptr, k0 = S->longsplit[t], k1 = S->longsplit[t + 1];
+    for (int32_t j = S->longpart[t]; j < r1; j++) {
+        const int64_t b = lp[j] > k0 ? lp[j] : k0; /* only the first row can start inside */
+        put(y, map ? map[j] : (int64_t)base + j, alpha, beta, piece(k, S->longval, S->longcol, b, lp[j + 1], x));
+    }
+    if (r1 < S->nlong) {
+        const int64_t b = lp[r1] > k0 ? lp[r1] : k0;
+        if (k1 > b) return piece(k, S->longval, S->longcol, b, k1, x);
+    }
+    return 0.0;
+}
+
+/* Room for the carries of nparts parts: the caller's stack buffer of `have` doubles, or the heap */
+static double *carries(double *stack, int32_t have, int32_t nparts)
+{
+    return nparts <= have ? stack : spmv__malloc((size_t)nparts * sizeof(double));
+}
+
+spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y)
+{
+    if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument A is NULL");
+    if (!x && A->cols > 0) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument x is NULL (length %d)", A->cols);
+    if (!y && A->rows > 0) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument y is NULL (length %d)", A->rows);
+    if (overlap(x, A->cols, y, A->rows))
+        return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: x and y overlap (y = A x needs distinct arrays)");
+    const spmv_kernel *k = A->kernel ? A->kernel : &spmv__k_crs_ref;
+    if (A->nnz == 0) {
+        scale_y(y, A->rows, beta);
+        return SPMV_OK;
+    }
+    if (A->nparts <= 1 || !A->part) {
+        k->crs(A, 0, A->rows, alpha, x, beta, y);
+        return SPMV_OK;
+    }
+    const int32_t nparts = A->nparts;
+    double stack[CARRY_STACK], *carry = carries(stack, CARRY_STACK, nparts);
+    if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_crs_mv: out of memory for %d partial sums", nparts);
+    const int nt = team(nparts, A->nnz);
+    if (nt == 1) { /* no parallel construct at all: even a team of one costs about a microsecond */
+        for (int t = 0; t < nparts; t++) carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
+    } else {
+#pragma omp parallel num_threads(nt)
+        {
+            /* the runtime may give fewer threads than parts: every part still runs once */
+            for (int t = thread_id(); t < nparts; t += thread_count())
+                carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
+        }
+    }
+    if (A->split) add_carries(A->rowptr, A->rows, A->part, A->split, nparts, NULL, 0, alpha, carry, y);
+    if (carry != stack) spmv__free(carry);
+    return SPMV_OK;
+}
+
+/* Parts t0, t0 + step, ... of the SELL multiply: the chunks, then the share of the CRS part (its carry) */
+static void sell_parts(const spmv_kernel *k, const spmv_sell *S, int hybrid, int t0, int step, double alpha,
+                       const double *x, double beta, double *y, double *carry)
+{
+    for (int t = t0; t < S->nparts; t += step) {
+        if (S->part[t] < S->part[t + 1]) k->sell(S, S->part[t], S->part[t + 1], alpha, x, beta, y);
+        if (hybrid) carry[t] = long_part(S, t, alpha, x, beta, y);
+    }
+}
+
+spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y)
+{
+    if (!S) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument S is NULL");
+    if (!x && S->cols > 0) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument x is NULL (length %d)", S->cols);
+    if (!y && S->rows > 0) return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: argument y is NULL (length %d)", S->rows);
+    if (overlap(x, S->cols, y, S->rows))
+        return spmv__error(SPMV_ERR_ARG, "spmv_sell_mv: x and y overlap (y = A x needs distinct arrays)");
+    const spmv_kernel *k = S->kernel ? S->kernel : &spmv__k_sell_ref;
+    if (S->stored == 0) {
+        scale_y(y, S->rows, beta);
+        return SPMV_OK;
+    }
+    const int hybrid = S->nlong > 0 && S->longpart && S->longsplit;
+    if (S->nparts <= 1 || !S->part) {
+        if (S->nchunks > 0) k->sell(S, 0, S->nchunks, alpha, x, beta, y);
+        if (hybrid) long_part(S, 0, alpha, x, beta, y); /* one part: no carry */
+        return SPMV_OK;
+    }
+    const int32_t nparts = S->nparts;
+    double stack[CARRY_STACK], *carry = hybrid ? carries(stack, CARRY_STACK, nparts) : stack;
+    if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
+    const int nt = team(nparts, S->stored);
+    if (nt == 1) {
+        sell_parts(k, S, hybrid, 0, 1, alpha, x, beta, y, carry);
+    } else {
+#pragma omp parallel num_threads(nt)
+        sell_parts(k, S, hybrid, thread_id(), thread_count(), alpha, x, beta, y, carry);
+    }
+    if (hybrid)
+        add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, S->permuted ? NULL : S->perm + (S->rows - S->nlong),
+                    S->rows - S->nlong, alpha, carry, y);
+    if (carry != stack) spmv__free(carry);
+    return SPMV_OK;
+}
+
+/* Part t of the fused multiply for SELL: the kernel over blocks of chunks, each block reduced right after it is
+ * written; the CRS part's share (its rows are reduced by the caller after the carries). */
+static double sell_dot_part(const spmv_sell *S, int t, double alpha, const double *x, double beta, double *y,
+                            double *sum)
+{
     const int32_t step = DOT_BLOCK_ROWS / S->C > 0 ? DOT_BLOCK_ROWS / S->C : 1;
     for (int32_t k = S->part[t]; k < S->part[t + 1]; k += step) {
         int32_t e = S->part[t + 1] - k < step ? S->part[t + 1] : k + step;
         S->kernel->sell(S, k, e, alpha, x, beta, y);
         int64_t r0 = (int64_t)k * S->C, r1 = (int64_t)e * S->C < S->rows ? (int64_t)e * S->C : S->rows;
         dots(x, y, S->permuted ? NULL : S->perm, r0, r1, &sum[0], &sum[1]);
+    }
+    return S->nlong > 0 ? long_part(S, t, alpha, x, beta, y) : 0.0;
+}
+
+/* Parts t0, t0 + step, ... of the fused multiply: sum[3t], sum[3t+1] the dots, sum[3t+2] the carry */
+static void dot_parts(const spmv_crs *A, const spmv_sell *S, int t0, int step, double alpha, const double *x,
+                      double beta, double *y, double *sum)
+{
+    const int32_t nparts = A ? A->nparts : S->nparts;
+    for (int t = t0; t < nparts; t += step) {
+        double *s = sum + 3 * t;
+        s[2] = A ? crs_part(A->kernel, A, t, alpha, x, beta, y, s) : sell_dot_part(S, t, alpha, x, beta, y, s);
     }
 }
 
@@ -152,7 +282,8 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     if (rows != cols) return spmv__error(SPMV_ERR_ARG, "%s: matrix is %d x %d, not square", fn, rows, cols);
     if (rows > 0 && (!x || !y)) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, x ? "y" : "x");
     if (overlap(x, cols, y, rows)) return spmv__error(SPMV_ERR_ARG, "%s: x and y overlap", fn);
-    if ((A && (!A->kernel || !A->part)) || (S && (!S->kernel || !S->part)))
+    if ((A && (!A->kernel || !A->part || !A->split)) ||
+        (S && (!S->kernel || !S->part || (S->nlong > 0 && (!S->longpart || !S->longsplit)))))
         return spmv__error(SPMV_ERR_ARG, "%s: matrix was not built by the library", fn);
     if ((A ? A->nnz : S->stored) == 0) { /* no entries: y = beta y, then the dots */
         scale_y(y, rows, beta);
@@ -165,19 +296,41 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
         if (yy) *yy = b;
         return SPMV_OK;
     }
-    double *sum = spmv__calloc(2 * (size_t)nparts, sizeof *sum);
+    /* per part: <x, y>, <y, y>, the carry */
+    double *sum = spmv__calloc(3 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
-    if (nparts <= 1)
-        mv_dot_part(A, S, 0, alpha, x, beta, y, sum);
-    else {
-#pragma omp parallel num_threads(team_size(nparts, A ? A->nnz : S->stored))
-        for (int t = thread_id(); t < nparts; t += thread_count()) mv_dot_part(A, S, t, alpha, x, beta, y, sum + 2 * t);
+    const int nt = team(nparts, A ? A->nnz : S->stored);
+    if (nt == 1) {
+        dot_parts(A, S, 0, 1, alpha, x, beta, y, sum);
+    } else {
+#pragma omp parallel num_threads(nt)
+        dot_parts(A, S, thread_id(), thread_count(), alpha, x, beta, y, sum);
     }
     double a = 0.0, b = 0.0;
     for (int32_t t = 0; t < nparts; t++) { /* part order: deterministic for a given partition */
-        a += sum[2 * t];
-        b += sum[2 * t + 1];
+        a += sum[3 * t];
+        b += sum[3 * t + 1];
     }
+    /* the carries, then the rows they changed, in order */
+    double *carry = spmv__malloc((size_t)nparts * sizeof *carry);
+    if (!carry) {
+        spmv__free(sum);
+        return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
+    }
+    for (int32_t t = 0; t < nparts; t++) carry[t] = sum[3 * t + 2];
+    if (A) {
+        add_carries(A->rowptr, A->rows, A->part, A->split, nparts, NULL, 0, alpha, carry, y);
+        for (int32_t t = 0; t < nparts; t++) {
+            const int32_t r = A->part[t];
+            if (r < A->part[t + 1] && A->split[t] > A->rowptr[r]) dots(x, y, NULL, r, r + 1, &a, &b);
+        }
+    } else if (S->nlong > 0) {
+        const int32_t base = S->rows - S->nlong;
+        add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, S->permuted ? NULL : S->perm + base, base,
+                    alpha, carry, y);
+        dots(x, y, S->permuted ? NULL : S->perm, base, S->rows, &a, &b);
+    }
+    spmv__free(carry);
     spmv__free(sum);
     if (xy) *xy = a;
     if (yy) *yy = b;
@@ -222,16 +375,25 @@ spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t)
     *t = k->traffic;
     /* the original vector order reads perm[i] (4 bytes) per row to scatter y */
     if (!S->permuted) t->bytes_per_row += 4;
+    const int64_t lnnz = S->nlong > 0 && S->longptr ? S->longptr[S->nlong] : 0, cstored = S->stored - lnnz;
     /* run columns read by run loads: value + mask bit per lane and a base per column, no index per entry; gather
      * entries with 16-bit indices: value + offset */
-    const double stored = (double)S->stored;
     const int runs = k->shape.runs && S->nruns > 0 && t->bytes_per_run_lane > 0;
     const int i16 = k->shape.idx16 && S->nidx16 > 0 && t->bytes_per_entry16 > 0;
-    if (stored > 0 && (runs || i16)) {
+    if (cstored > 0 && (runs || i16)) {
         const double lanes = runs ? (double)S->nruns * S->C : 0.0, n16 = i16 ? (double)S->nidx16 : 0.0;
+        const double stored = (double)cstored;
         t->bytes_per_entry = ((stored - lanes - n16) * t->bytes_per_entry + lanes * t->bytes_per_run_lane +
                               (runs ? (double)S->nruns * t->bytes_per_run : 0.0) + n16 * t->bytes_per_entry16) /
                              stored;
+    }
+    /* the CRS part of a hybrid matrix: its entries and rows at the CRS kernel's declaration (the row offsets count
+     * per row; the perm read of the original order too), averaged in, so that the formulas hold unchanged */
+    if (S->nlong > 0 && S->stored > 0 && S->rows > 0) {
+        const spmv_traffic lt = (S->long_kernel ? S->long_kernel : &spmv__k_crs_ref)->traffic;
+        const double ls = (double)lnnz, lr = (double)S->nlong, rows = (double)S->rows;
+        t->bytes_per_entry = ((double)cstored * t->bytes_per_entry + ls * lt.bytes_per_entry) / (double)S->stored;
+        t->bytes_per_row = ((rows - lr) * t->bytes_per_row + lr * (lt.bytes_per_row + (S->permuted ? 0 : 4))) / rows;
     }
     return SPMV_OK;
 }

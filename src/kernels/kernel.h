@@ -16,6 +16,10 @@ typedef void (*spmv_crs_fn)(const spmv_crs *A, int32_t r0, int32_t r1, double al
 /* The same for chunks [c0, c1) of SELL-C-sigma; y in the order S->permuted selects. */
 typedef void (*spmv_sell_fn)(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
                              double *y);
+/* sum_k val[k]*x[col[k]], k in [0, n): one piece of a row. The partial-row entry point of the CRS kernels, used by
+ * the driver for the pieces of rows that its merge-path partition splits between threads and for the CRS part of a
+ * hybrid SELL-C-sigma matrix (spmv_sell.nlong). n >= 1. */
+typedef double (*spmv_dot_fn)(const double *val, const int32_t *col, int64_t n, const double *x);
 
 /* One kernel: what it computes, what it moves (traffic) and how its loop is built (shape), declared side by side in
  * the kernel's source file. The model reads both (spmv_*_kernel_shape, spmv_*_traffic); a test checks the shape
@@ -25,6 +29,8 @@ typedef struct spmv_kernel {
     spmv_arch arch;       /* family */
     spmv_crs_fn crs;      /* exactly one of crs/sell is set */
     spmv_sell_fn sell;
+    spmv_dot_fn dot;      /* CRS kernels: the partial-row entry point (same arithmetic as one row of crs); NULL in
+                             SELL kernels. A CRS kernel without one is not chosen where rows are split. */
     spmv_traffic traffic; /* declared next to the kernel */
     spmv_kernel_shape shape; /* format, C (0: any C, see accepts), width (0: the family's run-time vector length),
                                 mve, x access, runs */
@@ -61,6 +67,9 @@ const char *spmv__family_name(spmv_arch a);   /* also for families not built */
  * available (the message is set): the constructor then fails with SPMV_ERR_ARCH. */
 const spmv_kernel *spmv__crs_kernel(const spmv_crs *A);
 const spmv_kernel *spmv__sell_kernel(const spmv_sell *S);
+/* The CRS kernel whose partial-row entry point (dot) multiplies the CRS part of a hybrid SELL matrix (S->nlong > 0):
+ * the family's CRS kernel, chosen as for a CRS matrix. */
+const spmv_kernel *spmv__sell_long_kernel(const spmv_sell *S);
 
 /* The SELL kernel of the family in use for chunk height C and x access x (non-temporal stores off), as the registry
  * would choose it for an aligned matrix in the original order: for estimates before a matrix is built. Never NULL

@@ -311,3 +311,11 @@ const spmv_kernel *spmv__sell_kernel(const spmv_sell *S)
     snprintf(what, sizeof what, "SELL-%d-%d", S->C, S->sigma);
     return pick(S, what);
 }
+
+const spmv_kernel *spmv__sell_long_kernel(const spmv_sell *S)
+{
+    char what[128];
+    snprintf(what, sizeof what, "SELL-%d-%d, CRS part of %d rows (longer than %d entries)", S->C, S->sigma, S->nlong,
+             S->long_min);
+    return pick(NULL, what);
+}

@@ -223,15 +223,18 @@ typedef struct stream {
     int32_t n; /* rows or chunks */
 } stream;
 
-static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32_t line, int32_t ways,
+/* The accesses of stream s and then of stream s2 (the CRS part of a hybrid SELL matrix; n = 0: none), each split
+ * into nthreads ranges balanced by entries; thread t runs its range of s, then its range of s2. */
+static spmv_status simulate(const char *fn, stream s, stream s2, int64_t cache_bytes, int32_t line, int32_t ways,
                             int32_t nthreads, int32_t shared_by, int64_t *misses_out)
 {
     spmv_status st = check_cache(fn, cache_bytes, line, ways, nthreads);
     if (st) return st;
     if (shared_by < 1) return spmv__error(SPMV_ERR_ARG, "%s: shared_by %d < 1", fn, shared_by);
-    if (nthreads > s.n && s.n > 0) nthreads = s.n;
+    const int32_t items = s.n + s2.n;
+    if (nthreads > items && items > 0) nthreads = items;
     if (shared_by > nthreads) shared_by = nthreads;
-    int32_t *part = spmv__malloc(((size_t)nthreads + 1) * sizeof *part);
+    int32_t *part = spmv__malloc(((size_t)nthreads + 1) * 2 * sizeof *part), *part2 = part ? part + nthreads + 1 : NULL;
     int32_t *cur = spmv__malloc((size_t)shared_by * sizeof *cur);
     lru c;
     memset(&c, 0, sizeof c);
@@ -241,22 +244,27 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
     }
     if ((st = lru_init(&c, cache_bytes / line, ways))) goto done;
     spmv__partition(s.ptr, s.n, nthreads, part);
+    spmv__partition(s2.ptr, s2.n, nthreads, part2);
     const int sh = lg2(line) - 3; /* x[j] is in line (8j)/line = j >> sh */
     int64_t misses = 0;
-    /* threads t0 .. t0+shared_by-1 share one cold cache; their rows interleave one row (chunk) at a time */
+    /* threads t0 .. t0+shared_by-1 share one cold cache; their rows interleave one row (chunk) at a time; item i of
+     * a thread's sequence is row (chunk) i of s below s.n, row i - s.n of s2 above */
     for (int32_t t0 = 0; t0 < nthreads; t0 += shared_by) {
         int32_t g = nthreads - t0 < shared_by ? nthreads - t0 : shared_by;
         lru_reset(&c);
         c.misses = 0;
-        for (int32_t j = 0; j < g; j++) cur[j] = part[t0 + j];
+        for (int32_t j = 0; j < g; j++) cur[j] = part[t0 + j] < part[t0 + j + 1] ? part[t0 + j] : s.n + part2[t0 + j];
         for (int active = 1; active;) {
             active = 0;
             for (int32_t j = 0; j < g; j++) {
                 int32_t i = cur[j];
-                if (i >= part[t0 + j + 1]) continue;
+                const int32_t t = t0 + j;
+                if (i >= s.n + part2[t + 1]) continue;
                 active = 1;
-                for (int64_t k = s.ptr[i]; k < s.ptr[i + 1]; k++) lru_access(&c, (int64_t)s.col[k] >> sh);
-                cur[j] = i + 1;
+                const stream *q = i < s.n ? &s : &s2;
+                const int32_t r = i < s.n ? i : i - s.n;
+                for (int64_t k = q->ptr[r]; k < q->ptr[r + 1]; k++) lru_access(&c, (int64_t)q->col[k] >> sh);
+                cur[j] = i + 1 == part[t + 1] && i < s.n ? s.n + part2[t] : i + 1;
             }
         }
         misses += c.misses;
@@ -273,9 +281,9 @@ spmv_status spmv_crs_alpha(const spmv_crs *A, int64_t cache_bytes, int32_t line,
                            int32_t shared_by, spmv_alpha *a)
 {
     if (!A || !a) return spmv__error(SPMV_ERR_ARG, "spmv_crs_alpha: argument %s is NULL", A ? "a" : "A");
-    stream s = {A->rowptr, A->col, A->rows};
+    stream s = {A->rowptr, A->col, A->rows}, none = {NULL, NULL, 0};
     int64_t misses = 0;
-    spmv_status st = simulate("spmv_crs_alpha", s, cache_bytes, line, ways, nthreads, shared_by, &misses);
+    spmv_status st = simulate("spmv_crs_alpha", s, none, cache_bytes, line, ways, nthreads, shared_by, &misses);
     if (st) return st;
     fill(a, misses, A->nnz, A->nnz, A->cols, line);
     return SPMV_OK;
@@ -285,9 +293,9 @@ spmv_status spmv_sell_alpha(const spmv_sell *S, int64_t cache_bytes, int32_t lin
                             int32_t shared_by, spmv_alpha *a)
 {
     if (!S || !a) return spmv__error(SPMV_ERR_ARG, "spmv_sell_alpha: argument %s is NULL", S ? "a" : "S");
-    stream s = {S->chunkptr, S->col, S->nchunks};
+    stream s = {S->chunkptr, S->col, S->nchunks}, lp = {S->longptr, S->longcol, S->nlong > 0 ? S->nlong : 0};
     int64_t misses = 0;
-    spmv_status st = simulate("spmv_sell_alpha", s, cache_bytes, line, ways, nthreads, shared_by, &misses);
+    spmv_status st = simulate("spmv_sell_alpha", s, lp, cache_bytes, line, ways, nthreads, shared_by, &misses);
     if (st) return st;
     fill(a, misses, S->stored, S->nnz, S->cols, line);
     return SPMV_OK;

@@ -2,6 +2,7 @@
  * Alappat et al., PMBS 2020 (shared/reference/a64fx-spmv-ecm-paper.txt): Sect. III-A overlap hypothesis,
  * Sect. III-C multicore saturation, Sect. IV the SpMV numbers this code reproduces (tests/test_model.c). */
 #include "internal.h"
+#include "kernel.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -383,6 +384,14 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
             double R = S->chunkruns ? (double)S->chunkruns[k] : 0.0;
             incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k], R);
             ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
+        }
+        /* the CRS part of a hybrid matrix: its rows at the in-core shape of the CRS kernel that runs them */
+        if (S->nlong > 0 && S->longptr) {
+            const spmv_kernel_shape ls = spmv__kernel_shape(S->long_kernel ? S->long_kernel : &spmv__k_crs_ref, 0);
+            for (int32_t j = 0; j < S->nlong; j++) {
+                incore c = crs_row(m, &ls, (double)(S->longptr[j + 1] - S->longptr[j]));
+                ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
+            }
         }
     }
     ic.comp /= (double)r.rows, ic.load /= (double)r.rows, ic.store /= (double)r.rows;

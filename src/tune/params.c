@@ -193,17 +193,18 @@ static int cmp_desc_i32(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* Row lengths in the order spmv_sell_from_crs stores them: rows taken in `order`, sorted by descending length in
- * windows of sigma rows. hist: maxlen+1 ints of workspace. */
-static void sorted_lengths(const spmv_crs *A, int32_t sigma, const int32_t *order, int32_t maxlen, int32_t *hist,
-                           int32_t *len)
+/* Row lengths of the chunks in the order spmv_sell_from_crs stores them: rows taken in `order`, those marked for
+ * the CRS part left out, sorted by descending length in windows of sigma rows; returns their number. hist: maxlen+1
+ * ints of workspace. */
+static int32_t sorted_lengths(const spmv_crs *A, int32_t sigma, const int32_t *order, const uint8_t *mark,
+                              int32_t maxlen, int32_t *hist, int32_t *len)
 {
-    const int32_t rows = A->rows;
-    for (int32_t i = 0; i < rows; i++) {
+    int32_t rows = 0;
+    for (int32_t i = 0; i < A->rows; i++) {
         int32_t r = order ? order[i] : i;
-        len[i] = (int32_t)(A->rowptr[r + 1] - A->rowptr[r]);
+        if (!mark[r]) len[rows++] = (int32_t)(A->rowptr[r + 1] - A->rowptr[r]);
     }
-    if (sigma <= 1) return;
+    if (sigma <= 1) return rows;
     for (int64_t w0 = 0; w0 < rows; w0 += sigma) {
         int64_t w1 = w0 + sigma < rows ? w0 + sigma : rows, w = w1 - w0;
         if (w <= 1) continue;
@@ -217,6 +218,7 @@ static void sorted_lengths(const spmv_crs *A, int32_t sigma, const int32_t *orde
             qsort(len + w0, (size_t)w, sizeof *len, cmp_desc_i32);
         }
     }
+    return rows;
 }
 
 static int64_t stored_from_lengths(const int32_t *len, int32_t rows, int32_t C, int32_t unroll)
@@ -232,7 +234,8 @@ static int64_t stored_from_lengths(const int32_t *len, int32_t rows, int32_t C, 
     return stored;
 }
 
-/* Stored entries for several sigma values at once (one workspace). */
+/* Stored entries for several sigma values at once (one workspace), the CRS part of the default long-row rule
+ * (spmv_sell_opts.long_rows = -1) included. */
 static spmv_status stored_many(const spmv_crs *A, int32_t C, const int32_t *sig, int32_t ns, int32_t unroll,
                                const int32_t *order, int64_t *stored, const char *fn)
 {
@@ -248,18 +251,26 @@ static spmv_status stored_many(const spmv_crs *A, int32_t C, const int32_t *sig,
     }
     int32_t *len = spmv__malloc((size_t)rows * sizeof *len);
     int32_t *hist = spmv__malloc(((size_t)maxlen + 1) * sizeof *hist);
-    if (!len || !hist) {
+    uint8_t *mark = spmv__malloc((size_t)rows);
+    if (!len || !hist || !mark) {
         spmv__free(len);
         spmv__free(hist);
+        spmv__free(mark);
         return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d row lengths", fn, rows);
     }
-    for (int32_t k = 0; k < ns; k++) {
-        sorted_lengths(A, sig[k] < rows ? sig[k] : rows, order, maxlen, hist, len);
-        stored[k] = stored_from_lengths(len, rows, C, unroll);
+    int32_t thr = 0, nlong = 0;
+    spmv_status st = spmv__sell_long_rows(A, -1, C, order, mark, &thr, &nlong);
+    int64_t longnnz = 0;
+    for (int32_t i = 0; i < rows && !st; i++)
+        if (mark[i]) longnnz += A->rowptr[i + 1] - A->rowptr[i];
+    for (int32_t k = 0; k < ns && !st; k++) {
+        int32_t n = sorted_lengths(A, sig[k] < rows ? sig[k] : rows, order, mark, maxlen, hist, len);
+        stored[k] = stored_from_lengths(len, n, C, unroll) + longnnz;
     }
     spmv__free(len);
     spmv__free(hist);
-    return SPMV_OK;
+    spmv__free(mark);
+    return st;
 }
 
 static spmv_status check_crs_arg(const spmv_crs *A, const char *fn)

@@ -46,6 +46,7 @@ spmv_tune_opts spmv_tune_opts_default(void)
     o.bw = SPMV_BW_TRIAD;
     o.alpha = -1;
     o.prune_margin = 0.10;
+    o.max_stored_factor = 2.0;
     o.record = NULL;
     o.label = NULL;
     o.progress = NULL;
@@ -106,15 +107,18 @@ static spmv_status add_point(tctx *c, const spmv_tune_point *p, int32_t *idx)
     return SPMV_OK;
 }
 
-/* A CRS view of A with its own thread partition (the arrays are borrowed, never freed through it). */
+/* A CRS view of A with its own thread partition (the arrays are borrowed, never freed through it); *part holds
+ * part and split (free it alone). */
 static spmv_status crs_view(const spmv_crs *A, int32_t n, spmv_crs *v, int32_t **part)
 {
     *v = *A;
     v->owns = 0;
-    *part = spmv__malloc(((size_t)n + 1) * sizeof **part);
+    /* one block: split (n+1 int64, 8-byte aligned at the start), then part (n+1 int32) */
+    *part = spmv__malloc(((size_t)n + 1) * (sizeof(int64_t) + sizeof(int32_t)));
     if (!*part) return spmv__error(SPMV_ERR_NOMEM, "spmv_tune: out of memory for a partition of %d parts", n);
-    spmv__partition(A->rowptr, A->rows, n, *part);
-    v->part = *part;
+    v->split = (int64_t *)(void *)*part;
+    v->part = (int32_t *)(void *)(v->split + n + 1);
+    spmv__merge_partition(A->rowptr, A->rows, n, v->part, v->split);
     v->nparts = n;
     return SPMV_OK;
 }
@@ -345,9 +349,26 @@ static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_
     p.state = SPMV_TUNE_RUNNING;
     report(c, &p);
 
-    /* the model first: predicted padding, and the bound */
+    /* the padding guard before anything is built (also for a point that must run): the predicted stored entries
+     * without run columns are a lower bound, so a point above the limit would be refused by the conversion */
     int done = 0;
-    if (!force) {
+    if (c->o->max_stored_factor > 0) {
+        const int32_t *order = rcm && p.sigma < A->rows ? c->rcm_order : NULL;
+        int64_t stored = 0;
+        if ((!rcm || order || p.sigma >= A->rows) && spmv_tune_stored(A, C, p.sigma, 1, order, &stored) == SPMV_OK &&
+            stored > SPMV_SELL_GUARD_FLOOR && (double)stored > c->o->max_stored_factor * (double)A->nnz) {
+            p.stored = stored;
+            p.beta = (double)A->nnz / (double)stored;
+            p.state = SPMV_TUNE_PRUNED;
+            snprintf(p.note, sizeof p.note, "padding: %lld stored entries = %.1f x nnz (%.3g GB) > max_stored_factor %g",
+                     (long long)stored, (double)stored / (double)A->nnz, (double)stored * 12e-9,
+                     c->o->max_stored_factor);
+            done = 1;
+        }
+        spmv__clear_error();
+    }
+    /* the model first: predicted padding, and the bound */
+    if (!force && !done) {
         /* RCM: the order matters, except for a global sort (stored entries do not depend on the order then) */
         const int32_t *order = rcm && p.sigma < A->rows ? c->rcm_order : NULL;
         int64_t stored = 0;
@@ -398,6 +419,7 @@ static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_
         so.rcm = rcm;
         so.permuted = c->o->permuted;
         so.nthreads = c->T;
+        so.max_stored_factor = c->o->max_stored_factor;
         double t = now();
         spmv_status st = spmv_sell_from_crs(A, &so, &S);
         p.t_convert = now() - t;
@@ -585,10 +607,11 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
                            (long long)A->nnz);
     const spmv_tune_opts *o = opts;
     if (!(o->budget > 0) || !(o->run_time > 0) || o->runs < 1 || o->runs > 64 || o->max_threads < 0 ||
-        (o->C_list && o->nC < 1) || o->nC < 0 || !(o->prune_margin >= 0))
+        (o->C_list && o->nC < 1) || o->nC < 0 || !(o->prune_margin >= 0) || !(o->max_stored_factor >= 0) ||
+        isinf(o->max_stored_factor))
         return spmv__error(SPMV_ERR_ARG, "%s: bad options: budget %g s, run_time %g s, runs %d (1..64), max_threads %d, "
-                           "nC %d, prune_margin %g", fn, o->budget, o->run_time, o->runs, o->max_threads, o->nC,
-                           o->prune_margin);
+                           "nC %d, prune_margin %g, max_stored_factor %g", fn, o->budget, o->run_time, o->runs,
+                           o->max_threads, o->nC, o->prune_margin, o->max_stored_factor);
     if (o->machine && spmv_machine_check(o->machine)) return SPMV_ERR_ARG;
     for (int32_t k = 0; o->C_list && k < o->nC; k++)
         if (o->C_list[k] < 1) return spmv__error(SPMV_ERR_ARG, "%s: C_list[%d] = %d < 1", fn, k, o->C_list[k]);

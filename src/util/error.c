@@ -24,6 +24,7 @@ const char *spmv_strerror(spmv_status status)
     case SPMV_ERR_OVERFLOW: return "size overflows 32-bit indices";
     case SPMV_ERR_ARCH: return "kernel family not available";
     case SPMV_ERR_COMM: return "communication (MPI) error";
+    case SPMV_ERR_PADDING: return "padding exceeds the limit";
     }
     return "unknown status";
 }
@@ -68,4 +69,44 @@ void spmv__partition(const int64_t *ptr, int32_t n, int32_t nparts, int32_t *par
         part[t] = i;
     }
     part[nparts] = n;
+}
+
+/* Largest i in [lo, hi] with rowptr[i] + i <= d (rowptr[i] + i is strictly increasing): the merge-path coordinate
+ * on diagonal d, rows ended first on ties (Merrill & Garland, SC 2016, Sect. 4.2) */
+static int32_t merge_search(const int64_t *rowptr, int32_t lo, int32_t hi, int64_t d)
+{
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo + 1) / 2;
+        if (rowptr[mid] + mid <= d) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+void spmv__merge_partition(const int64_t *rowptr, int32_t rows, int32_t nparts, int32_t *part, int64_t *split)
+{
+    const int64_t nnz = rows > 0 ? rowptr[rows] : 0, total = (int64_t)rows + nnz;
+    /* rows of at most `snap` entries are never split: a boundary inside one moves to its nearer end */
+    const int64_t snap = total / ((int64_t)nparts * 64);
+    part[0] = 0;
+    split[0] = 0;
+    for (int32_t t = 1; t < nparts; t++) {
+        const int64_t d = (int64_t)((double)total * t / nparts);
+        int32_t i = merge_search(rowptr, part[t - 1], rows, d);
+        int64_t k = d - i;
+        if (k < rowptr[i]) k = rowptr[i]; /* only after the previous cut moved forward over a short row */
+        if (k > nnz) k = nnz;
+        if (i < rows && k > rowptr[i]) {
+            const int64_t len = rowptr[i + 1] - rowptr[i];
+            if (k >= rowptr[i + 1] || len <= snap) { /* the row's end, or the nearer end of a short row */
+                if (k - rowptr[i] > rowptr[i + 1] - k) i++;
+                k = rowptr[i];
+            }
+        }
+        if (k < split[t - 1]) k = split[t - 1]; /* never behind the previous boundary (inside the same long row) */
+        part[t] = i;
+        split[t] = k;
+    }
+    part[nparts] = rows;
+    split[nparts] = nnz;
 }

@@ -40,6 +40,24 @@ int32_t spmv__auto_threads(int64_t work);
  * be nonzero) into nparts parts: part[0]=0, part[nparts]=n, non-decreasing. part: length nparts+1. */
 void spmv__partition(const int64_t *ptr, int32_t n, int32_t nparts, int32_t *part);
 
+/* Merge-path partition of a CRS structure (rowptr: length rows+1, rowptr[0] = 0) into nparts parts (Merrill &
+ * Garland, SC 2016): part and split as spmv_crs.part and spmv_crs.split (length nparts+1 each). Rows + nonzeros are
+ * cut in equal shares; a cut inside a row of at most (rows + nnz) / (64 nparts) entries moves to that row's nearer
+ * end, so only rows longer than that are split. */
+void spmv__merge_partition(const int64_t *rowptr, int32_t rows, int32_t nparts, int32_t *part, int64_t *split);
+
+/* Hybrid SELL-C-sigma (spmv_sell_opts.long_rows): the smallest automatic threshold (entries), and the stored-entry
+ * count below which the padding guard never refuses (2^20 entries = 12 MiB of values and indices). */
+#define SPMV_SELL_LONG_MIN 64
+#define SPMV_SELL_GUARD_FLOOR ((int64_t)1 << 20)
+
+/* The rows of A that spmv_sell_from_crs keeps in its CRS part for the option long_rows (-1 auto, 0 off, > 0 the
+ * threshold) and chunk height C, rows taken in `order` (perm[new] = old; NULL = identity, used for ties): mark
+ * (length rows, by original row) gets 1 for those rows, *threshold the threshold used (0: no CRS part) and *nlong
+ * their number. Errors: SPMV_ERR_NOMEM (message set). */
+spmv_status spmv__sell_long_rows(const spmv_crs *A, int32_t long_rows, int32_t C, const int32_t *order, uint8_t *mark,
+                                 int32_t *threshold, int32_t *nlong);
+
 /* CRS internals: allocate a struct and its arrays (owns = 1, rowptr zeroed, no partition yet); then, once the
  * arrays are filled, spmv__crs_finish computes the thread partition (spmv__max_threads parts) and chooses the
  * kernel. On failure crs_alloc leaves nothing allocated; after a failed crs_finish the caller frees A. */

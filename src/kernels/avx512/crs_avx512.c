@@ -9,7 +9,13 @@ static void crs_avx512(const spmv_crs *A, int32_t r0, int32_t r1, double alpha, 
     spmv__crs_scalar(A, r0, r1, alpha, x, beta, y);
 }
 
+/* sum_k v[k]*x[c[k]], k in [0, n): a piece of a row split between threads (the same 4 partial sums) */
+static double crs_avx512_dot(const double *v, const int32_t *c, int64_t n, const double *x)
+{
+    return spmv__crs_row_scalar(n, v, c, x);
+}
+
 const spmv_kernel SPMV_AVX512_SYM(k_crs_avx512) = {
-    .name = "crs-avx512", .arch = SPMV_ARCH_AVX512, .crs = crs_avx512,
+    .name = "crs-avx512", .arch = SPMV_ARCH_AVX512, .crs = crs_avx512, .dot = crs_avx512_dot,
     .traffic = SPMV_CRS_SCALAR_TRAFFIC, .shape = SPMV_CRS_SCALAR_SHAPE,
 };

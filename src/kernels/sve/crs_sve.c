@@ -57,11 +57,17 @@ static void crs_sve(const spmv_crs *A, int32_t r0, int32_t r1, double alpha, con
     }
 }
 
+/* sum_k val[k]*x[col[k]], k in [0, n): a piece of a row split between threads (the same loop as a row) */
+static double crs_sve_dot(const double *val, const int32_t *col, int64_t n, const double *x)
+{
+    return crs_row(col, val, x, 0, n);
+}
+
 /* Traffic per multiply, as the reference CRS kernel: 12 bytes per entry (8-byte value + 4-byte index), 24 per row
  * (8-byte row offset + y store + y write-allocate; the paper's N_nzr*(12 + 8 alpha) + 20 assumes 4-byte offsets),
  * no chunk term; 2 flops per nonzero. */
 const spmv_kernel spmv__k_crs_sve = {
-    .name = "crs-sve", .arch = SPMV_ARCH_SVE, .crs = crs_sve,
+    .name = "crs-sve", .arch = SPMV_ARCH_SVE, .crs = crs_sve, .dot = crs_sve_dot,
     .traffic = {.bytes_per_entry = 12, .bytes_per_row = 24, .bytes_per_chunk = 0, .flops_per_entry = 2},
     /* VL entries per vector (width resolved at run time), 4 partial sums, one gather per vector */
     .shape = {.format = SPMV_FORMAT_CRS, .C = 0, .width = 0, .mve = 4, .x = SPMV_X_GATHER, .runs = 0},
