@@ -571,16 +571,20 @@ SPMV_API spmv_status spmv_sell_alpha(const spmv_sell *S, int64_t cache_bytes, in
 /** Options of spmv_crs_alpha_ex / spmv_sell_alpha_ex. */
 typedef struct spmv_alpha_opts {
     int64_t max_accesses; /**< simulate at most about this many cache accesses (0 = all: exact, as spmv_crs_alpha).
-                             More accesses than that: a sample of `blocks` windows of consecutive rows (chunks) at
-                             evenly spread positions of each thread's part, each after a warm-up of up to 4 cache
-                             capacities of accesses that is simulated but not counted (bounded time: about 10-40 M
-                             accesses a second) */
-    int32_t blocks;       /**< windows of the sample (0 = 8) */
+                             More accesses than that: a sample: up to 4 threads spread over the partition, each
+                             alone in its share of the cache (cache_bytes / shared_by), `blocks` windows of consecutive
+                             rows (chunks) at evenly spread positions of its part, each after a warm-up that is
+                             simulated but not counted and doubles until it fills the cache and the window's misses
+                             change by less than 2 % (or the part's start or the budget is reached: x alone in a cache
+                             that holds its reuse, e.g. a stencil's planes, then needs more than the budget and the
+                             estimate leans to the upper bound; the bounds stay valid). Bounded time: about 10-40 M
+                             accesses a second */
+    int32_t blocks;       /**< windows per sampled thread (0 = 4) */
     int streams;          /**< 1: the other data streams go through the same cache in the kernel's order and compete
                              with x for it: per entry the value and (gather entries) the column index, per row
                              (chunk) its offset(s) and y. 0: x alone (the lower bound on x's misses under LRU) */
 } spmv_alpha_opts;
-SPMV_API spmv_alpha_opts spmv_alpha_opts_default(void); /**< max_accesses 0, blocks 8, streams 0 */
+SPMV_API spmv_alpha_opts spmv_alpha_opts_default(void); /**< max_accesses 0, blocks 4, streams 0 */
 
 /** spmv_crs_alpha / spmv_sell_alpha with options (sampling, competing streams); the arguments and errors as there,
  * plus SPMV_ERR_ARG for max_accesses < 0 or blocks < 0. With o = NULL or the defaults the result is that of
@@ -948,7 +952,8 @@ SPMV_API spmv_status spmv_tune_bound(const spmv_machine *m, const spmv_traffic *
                                      int64_t nnz, int64_t stored, int32_t C, int32_t nthreads, double *gflops);
 
 /** The pruning rule: 1 (skip the configuration) when the model is sure it cannot win: the data set (bytes) is
- * larger than 4 x the machine's last-level cache (all instances) -- else the memory bound does not hold -- and
+ * larger than 4 x the machine's last-level cache (effective size, all instances) -- else the memory bound does not
+ * hold -- and
  * bound * (1 + margin) < best, best being the fastest measured Gflop/s so far. 0 otherwise (also for m NULL). */
 SPMV_API int spmv_tune_prune(const spmv_machine *m, double bytes, double bound, double best, double margin);
 

@@ -355,7 +355,10 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory", fn);
         goto done;
     }
-    if ((st = lru_init(&m.c, cache_bytes / line, ways))) goto done;
+    /* sampled: one thread at a time in its share of a shared cache */
+    int64_t simcache = exact ? cache_bytes : cache_bytes / shared_by;
+    if (simcache < line) simcache = line;
+    if ((st = lru_init(&m.c, simcache / line, ways))) goto done;
     spmv__partition(s.ptr, s.n, nthreads, part);
     m.sh = sh;
     m.streams = o->streams;
@@ -387,47 +390,59 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
         goto done;
     }
     {
-        /* sample: per group of threads `blocks` windows at evenly spread positions of each thread's part, each after
-         * a warm-up; the budget split evenly, a quarter for the windows, three quarters for the warm-ups (at most 4
-         * cache capacities of accesses) */
-        const int32_t B = o->blocks > 0 ? o->blocks : 8;
-        const int32_t ngroups = (nthreads + shared_by - 1) / shared_by;
-        const double per_block = (double)o->max_accesses / ((double)B * ngroups);
+        /* sample: up to 4 threads spread over the partition, each alone in its share of the cache (cache_bytes /
+         * shared_by: the halo lines that neighbouring threads share are not shared here), `blocks` windows at evenly
+         * spread positions of its part (a quarter of the window's budget), each after a warm-up that is simulated
+         * but not counted */
+        const int32_t B = o->blocks > 0 ? o->blocks : 4;
+        const int32_t ns = nthreads < 4 ? nthreads : 4;
+        const double per_block = (double)o->max_accesses / ((double)B * ns);
         const double ratio = (double)cost / (double)(total > 0 ? total : 1); /* cache accesses per x access */
-        double warm = 0.75 * per_block, capl = 4.0 * (double)(cache_bytes / line) * (o->streams ? 2.0 : 1.0);
-        if (warm > capl) warm = capl;
-        const double window = per_block - warm;
+        const int64_t lines = m.c.nsets * m.c.ways;
         int64_t cnt_acc = 0, cnt_miss = 0, cnt_first = 0, cnt_reuse = 0;
-        for (int32_t t0 = 0; t0 < nthreads; t0 += shared_by) {
-            const int32_t g = nthreads - t0 < shared_by ? nthreads - t0 : shared_by;
+        for (int32_t si = 0; si < ns; si++) {
+            const int32_t t = (int32_t)(((double)si + 0.5) * nthreads / ns);
+            const int32_t p0 = part[t], p1 = part[t + 1];
+            const int64_t e0 = s.ptr[p0], e1 = s.ptr[p1];
             for (int32_t b = 0; b < B; b++) {
-                lru_reset(&m.c);
-                m.last_val = m.last_idx = m.last_y = m.last_off = m.last_run = -1;
-                /* window start at (b + 1/2) / B of each part, window and warm-up in x accesses per thread */
-                for (int32_t j = 0; j < g; j++) {
-                    const int32_t p0 = part[t0 + j], p1 = part[t0 + j + 1];
-                    const int64_t e0 = s.ptr[p0], e1 = s.ptr[p1];
-                    const int64_t target = e0 + (int64_t)((e1 - e0) * ((b + 0.5) / B));
-                    int32_t lo = p0, hi = p1; /* first item whose end is beyond target */
-                    while (lo < hi) {
-                        int32_t mid = lo + (hi - lo) / 2;
-                        if (s.ptr[mid + 1] <= target) lo = mid + 1;
-                        else hi = mid;
-                    }
-                    int32_t w0 = lo < p1 ? lo : p1, w1 = w0, u0 = w0;
-                    const double wacc = window / ratio / g, uacc = warm / ratio / g;
-                    while (w1 < p1 && (double)(s.ptr[w1] - s.ptr[w0]) < wacc) w1++;
-                    if (w1 == w0 && w1 < p1) w1++;
-                    while (u0 > p0 && (double)(s.ptr[w0] - s.ptr[u0]) < uacc) u0--;
-                    from[j] = u0, to[j] = w0, wend[j] = w1;
+                const int64_t target = e0 + (int64_t)((double)(e1 - e0) * ((b + 0.5) / B));
+                int32_t lo = p0, hi = p1; /* the first item whose end lies beyond target */
+                while (lo < hi) {
+                    int32_t mid = lo + (hi - lo) / 2;
+                    if (s.ptr[mid + 1] <= target) lo = mid + 1;
+                    else hi = mid;
                 }
-                m.counting = 0; /* warm-up */
-                sim_interleaved(&m, &s, g, from, to, cur);
-                for (int32_t j = 0; j < g; j++) from[j] = to[j], to[j] = wend[j];
-                memset(seen, 0, (size_t)((xlines + 7) / 8));
-                m.counting = 1;
-                m.xacc = m.xmiss = m.first = m.reuse_miss = 0;
-                sim_interleaved(&m, &s, g, from, to, cur);
+                const int32_t w0 = lo < p1 ? lo : p1;
+                int32_t w1 = w0;
+                while (w1 < p1 && (double)(s.ptr[w1] - s.ptr[w0]) * ratio < 0.25 * per_block) w1++;
+                if (w1 == w0 && w1 < p1) w1++;
+                /* the warm-up doubles until it has filled the cache and the window's misses no longer change (2 %),
+                 * the part's start is reached or the budget is spent */
+                double warm = 2.0 * (double)lines, spent = 0;
+                int64_t prev = -1;
+                for (;;) {
+                    int32_t u0 = w0;
+                    while (u0 > p0 && (double)(s.ptr[w0] - s.ptr[u0]) * ratio < warm) u0--;
+                    lru_reset(&m.c);
+                    m.c.misses = 0;
+                    m.last_val = m.last_idx = m.last_y = m.last_off = m.last_run = -1;
+                    m.counting = 0;
+                    from[0] = u0, to[0] = w0;
+                    sim_interleaved(&m, &s, 1, from, to, cur);
+                    const int full = m.c.misses >= lines; /* every line of the cache filled once */
+                    memset(seen, 0, (size_t)((xlines + 7) / 8));
+                    m.counting = 1;
+                    m.xacc = m.xmiss = m.first = m.reuse_miss = 0;
+                    from[0] = w0, to[0] = w1;
+                    sim_interleaved(&m, &s, 1, from, to, cur);
+                    spent += (double)(s.ptr[w1] - s.ptr[u0]) * ratio;
+                    const int64_t d = m.xmiss - prev;
+                    if ((full && prev >= 0 && (d < 0 ? -d : d) <= 0.02 * (double)m.xmiss) || u0 == p0 ||
+                        spent + 2.0 * warm + (double)(s.ptr[w1] - s.ptr[w0]) * ratio > per_block)
+                        break;
+                    prev = m.xmiss;
+                    warm *= 2.0;
+                }
                 cnt_acc += m.xacc, cnt_miss += m.xmiss, cnt_first += m.first, cnt_reuse += m.reuse_miss;
             }
         }
@@ -480,7 +495,7 @@ static void fill(spmv_alpha *a, const simresult *r, int64_t accesses, int64_t nn
 
 spmv_alpha_opts spmv_alpha_opts_default(void)
 {
-    spmv_alpha_opts o = {0, 8, 0};
+    spmv_alpha_opts o = {0, 4, 0};
     return o;
 }
 
