@@ -637,9 +637,10 @@ SPMV_API spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shap
 /** ECM prediction (Sect. III and IV), all times in cycles per row (for SELL: per chunk divided by C).
  * In-core (data in L1), for rows of nzr nonzeros (CRS: nv = ceil(nzr/width) vector iterations; SELL: chunk
  * length nzr/beta, ceil(C/width) registers per chunk column):
- *   T_comp (T_OL):  CRS: ceil(nv/mve) * fma_latency + ceil(log2 min(mve, nv)) * add_latency, plus hadd_rthroughput
- *                   per row for SIMD code (the paper's 4 * 9 + 11.5 = 47.5 cy for HPCG), at least
- *                   nv * fma_rthroughput; SELL: ceil(len/mve) * fma_latency (+ log2(mve) adds) per chunk, at least
+ *   T_comp (T_OL):  CRS, SIMD code: ceil(nv/mve) * fma_latency + ceil(log2 min(mve, nv)) * add_latency +
+ *                   hadd_rthroughput per row (the paper's 4 * 9 + 11.5 = 47.5 cy for HPCG), at least
+ *                   nv * fma_rthroughput; scalar code: nv * fma_rthroughput (the chains of consecutive, independent
+ *                   rows overlap in an out-of-order core); SELL: ceil(len/mve) * fma_latency (+ log2(mve) adds) per chunk, at least
  *                   len * ceil(C/width) * fma_rthroughput;
  *   T_load (T_nOL): SIMD, per vector of entries: the x access plus the value load (load_rthroughput); the x access
  *                   of a gather column is a hardware gather fed by an index load, gather_rthroughput +

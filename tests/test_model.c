@@ -116,6 +116,9 @@ static void test_roundtrip(void)
     CU_ASSERT_EQUAL_FATAL(st, SPMV_OK);
     CU_ASSERT_EQUAL(t.nlevels, 4);
     CU_ASSERT_EQUAL(t.level[2].size, (int64_t)(27.5 * 1048576));
+    CU_ASSERT_EQUAL(t.level[2].effective_size, (int64_t)24 << 20);
+    CU_ASSERT_DOUBLE_EQUAL(t.gather_lines_rthroughput[3], 5.5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(t.scalar_load_rthroughput, 0.33, 0);
     check_roundtrip(&t);
     t.bw_points = 20;
     for (int i = 0; i < 20; i++) {
@@ -125,6 +128,7 @@ static void test_roundtrip(void)
     t.clock_ghz = 2.123456789012345;
     t.level[1].overlap = SPMV_OVERLAP_FULL;
     t.level[2].size = 1000 * 1000;
+    t.level[2].effective_size = 999 * 1000; /* odd sizes write as bytes */
     t.level[2].ways = 0;
     memset(t.name, 0, sizeof t.name); /* the parser leaves the rest of the buffer zero */
     snprintf(t.name, sizeof t.name, "odd: machine name, with a colon");

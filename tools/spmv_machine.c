@@ -195,8 +195,8 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
             for (int L = 1; L < r->nlevels; L++) {
                 printf("%s: measured link bandwidth (cap) %.2f B/cy;", r->level_name[L], fit->cap[L]);
                 for (int q = 0; q < 3; q++)
-                    printf(" %s: %.2f B/cy, error %s", rn[q], fit->try_bw[L][q],
-                           isfinite(fit->err[L][q]) ? "" : "rejected/-");
+                    printf(" %s: %.2f B/cy%s;", rn[q], fit->try_bw[L][q],
+                           fit->clamped[L][q] ? " (calibration above the cap: the cap)" : "");
                 printf("\n  %-10s %9s %9s %9s %14s\n", "kernel", "measured", "none", "full", "a64fx-partial");
                 for (int k = 0; k < BK_NKERNELS; k++) {
                     if (k == BK_STENCIL || k == BK_LOAD || k == BK_TOUCH) continue;
@@ -322,8 +322,8 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
           "# cache (written as 'effective size'; the model's alpha and \"in cache\" use it).");
     }
     H("\n# Overlap rules per level (Sect. III-A), fitted level by level with the library's ECM: %s",
-      forced ? "forced by --overlap" : "the best rule whose calibrated upstream read bandwidth stays within 10 % of the "
-                                       "measured link bandwidth");
+      forced ? "forced by --overlap" : "the best rule, its upstream read bandwidth calibrated on the read-only stream "
+                                       "and at most the measured link bandwidth (cap)");
     static const char *rn[3] = {"none", "full", "a64fx-partial"};
     for (int L = 0; L < r->nlevels; L++) {
         H("\n#   %-4s %-13s", r->level_name[L], rn[fit->rule[L]]);

@@ -1005,11 +1005,14 @@ static void overlap_fit(const bench_results *r, int forced, int l1, bench_fit *f
             if (forced >= 0 && q != forced) continue;
             rule[L] = (spmv_overlap)q;
             double b = calibrate_level(r, rule, bw, L);
-            fit->try_bw[L][q] = b;
             if (!(b > 0)) continue;
+            /* a link faster than any measurement through it is rejected: the rule is scored at the measured link
+             * bandwidth instead */
+            fit->clamped[L][q] = forced < 0 && fit->cap[L] > 0 && b > 1.1 * fit->cap[L]; /* 10 %: noise */
+            if (fit->clamped[L][q]) b = fit->cap[L];
+            fit->try_bw[L][q] = b;
             bw[L] = b;
             double e = fit_error(r, rule, bw, L, fit->pred[L][q]);
-            if (forced < 0 && fit->cap[L] > 0 && b > 1.1 * fit->cap[L]) e = INFINITY; /* faster than measured */
             fit->err[L][q] = e;
             if (best < 0 || e < fit->err[L][best]) best = q;
         }

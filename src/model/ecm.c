@@ -147,7 +147,10 @@ static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double 
     double chain = ceil_pos(nv / k->mve) * m->fma_latency + tree(m, sums);
     if (k->width > 1) chain += m->hadd_rthroughput > 0 ? m->hadd_rthroughput : m->hadd_latency;
     double thr = nv * m->fma_rthroughput;
-    r.comp = chain > thr ? chain : thr;
+    /* SIMD code (the paper's A64FX): the row's chain ends in a horizontal add the next row waits for in practice;
+     * scalar code on an out-of-order core: consecutive rows are independent and their chains overlap, the FMA
+     * throughput bounds */
+    r.comp = k->width > 1 && chain > thr ? chain : thr;
     /* plus the row's offset (2 scalar loads: rowptr[i], rowptr[i+1]) */
     r.load = (k->width > 1 ? nv * xvec_load(m, k, gcy) : 3.0 * len * scalar_load(m)) + 2.0 * meta_load(m);
     r.store = st;
