@@ -440,8 +440,12 @@ typedef struct spmv_machine_level {
     int64_t effective_size;     /**< bytes of one instance that hold a working set in practice, measured by
                                    spmv-machine (latency and bandwidth sweeps): less than size when the cache is
                                    shared with other tenants or a virtual machine's CPUID overstates it (a 2-core VM
-                                   reports a 508 MiB L3 that holds about 11 MiB); 0 = size. The model uses it for
-                                   alpha and for "in cache" */
+                                   reports a 508 MiB L3 that streams like 38 MiB); 0 = size. The model places the
+                                   data set by it ("in cache", the roofline's levels) */
+    int64_t random_size;        /**< bytes of one instance that hold randomly accessed lines at the level's latency
+                                   (spmv-machine's pointer chase: the largest size within 1.5x of the level's
+                                   latency; page walks make it smaller than effective_size); 0 = effective_size. The
+                                   alpha simulation uses the smaller of the two: x is reused at random */
 } spmv_machine_level;
 
 /** A machine: what the ECM and roofline models need, in a plain-text machine file (see machines/TEMPLATE.machine
@@ -734,9 +738,9 @@ typedef struct spmv_model {
     double beta;                     /**< nnz / stored (1 for CRS) */
     int32_t nthreads;                /**< thread count of the prediction */
     spmv_alpha alpha;                /**< of the ECM's memory term and B_c, for nthreads threads: x together with the
-                                        matrix and y streams through the threads' share of the last-level caches
-                                        (effective sizes; cores_per_group threads per instance), sampled for large
-                                        matrices (see spmv_model_opts.max_accesses) */
+                                        matrix and y streams through the threads' share of the last-level caches (the
+                                        smaller of effective_size and random_size; cores_per_group threads per
+                                        instance), sampled for large matrices (see spmv_model_opts.max_accesses) */
     spmv_alpha alpha_x;              /**< the same with x alone in the cache: its lower bound alpha_x.lo is the
                                         roofline's alpha (no real cache keeps x better than LRU does without the
                                         competing streams -- up to its replacement policy) */

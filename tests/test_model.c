@@ -117,6 +117,7 @@ static void test_roundtrip(void)
     CU_ASSERT_EQUAL(t.nlevels, 4);
     CU_ASSERT_EQUAL(t.level[2].size, (int64_t)(27.5 * 1048576));
     CU_ASSERT_EQUAL(t.level[2].effective_size, (int64_t)24 << 20);
+    CU_ASSERT_EQUAL(t.level[2].random_size, (int64_t)16 << 20);
     CU_ASSERT_DOUBLE_EQUAL(t.gather_lines_rthroughput[3], 5.5, 0);
     CU_ASSERT_DOUBLE_EQUAL(t.scalar_load_rthroughput, 0.33, 0);
     check_roundtrip(&t);
@@ -129,6 +130,7 @@ static void test_roundtrip(void)
     t.level[1].overlap = SPMV_OVERLAP_FULL;
     t.level[2].size = 1000 * 1000;
     t.level[2].effective_size = 999 * 1000; /* odd sizes write as bytes */
+    t.level[2].random_size = 0;
     t.level[2].ways = 0;
     memset(t.name, 0, sizeof t.name); /* the parser leaves the rest of the buffer zero */
     snprintf(t.name, sizeof t.name, "odd: machine name, with a colon");
@@ -744,10 +746,12 @@ static void test_machine_keys(void)
     z.emul_gather_rthroughput = 5.625;
     for (int j = 0; j < 4; j++) z.gather_lines_rthroughput[j] = 2.5 + j;
     z.level[2].effective_size = 27 << 20;
+    z.level[2].random_size = 11 << 20;
     check_roundtrip(&z);
     char text[8192];
     CU_ASSERT(spmv_machine_format(&z, text, sizeof text) > 0);
-    CU_ASSERT(strstr(text, "effective size: 27 MiB") && strstr(text, "gather reciprocal throughput 8 lines: 5.5 cy"));
+    CU_ASSERT(strstr(text, "effective size: 27 MiB") && strstr(text, "random access size: 11 MiB") &&
+              strstr(text, "gather reciprocal throughput 8 lines: 5.5 cy"));
     /* effective size: caches only, at most the cache */
     snprintf(text, sizeof text, "%slevel: L1\n cache size: 32 KiB\n effective size: 64 KiB\n ways: 8\n"
              " cores per group: 1\n upstream throughput: 64 B/cy\n transfers overlap: none\nlevel: MEM\n"

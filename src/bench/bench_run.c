@@ -1123,6 +1123,8 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
         l->overlap = fit->rule[i];
         if (r->eff_bytes[i] > 0 && r->eff_bytes[i] < l->size && r->eff_bytes[i] >= m->cacheline)
             l->effective_size = r->eff_bytes[i];
+        const int64_t eff = l->effective_size > 0 ? l->effective_size : l->size;
+        if (r->eff_lat_bytes[i] >= m->cacheline && r->eff_lat_bytes[i] < eff) l->random_size = r->eff_lat_bytes[i];
     }
     spmv_machine_level *mem = &m->level[nc];
     snprintf(mem->name, sizeof mem->name, "MEM");

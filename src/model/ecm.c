@@ -371,6 +371,14 @@ static spmv_status mat_alpha(mat x, int64_t bytes, int32_t line, int32_t ways, i
 
 static int64_t eff_size(const spmv_machine_level *l) { return l->effective_size > 0 ? l->effective_size : l->size; }
 
+/* the capacity of the alpha simulation: x is reused at random, so the smaller of the streaming and the random-access
+ * capacity */
+static int64_t alpha_size(const spmv_machine_level *l)
+{
+    int64_t e = eff_size(l);
+    return l->random_size > 0 && l->random_size < e ? l->random_size : e;
+}
+
 /* distinct values among v[0..n) */
 static int distinct(const int64_t *v, int n)
 {
@@ -508,16 +516,16 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     } else {
         for (int i = 1; i < n; i++) {
             const spmv_machine_level *l = &m->level[i - 1];
-            if (i > 1 && eff_size(l) == eff_size(&m->level[i - 2]) && l->ways == m->level[i - 2].ways)
+            if (i > 1 && alpha_size(l) == alpha_size(&m->level[i - 2]) && l->ways == m->level[i - 2].ways)
                 r.alpha_level[i] = r.alpha_level[i - 1];
-            else if ((st = mat_alpha(x, eff_size(l), line, l->ways, 1, 1, &ao, &r.alpha_level[i])))
+            else if ((st = mat_alpha(x, alpha_size(l), line, l->ways, 1, 1, &ao, &r.alpha_level[i])))
                 return st;
         }
         const spmv_machine_level *l = &m->level[llc];
         if (nthreads == 1) r.alpha = r.alpha_level[n - 1];
-        else if ((st = mat_alpha(x, eff_size(l), line, l->ways, nthreads, l->cores_per_group, &ao, &r.alpha)))
+        else if ((st = mat_alpha(x, alpha_size(l), line, l->ways, nthreads, l->cores_per_group, &ao, &r.alpha)))
             return st;
-        if ((st = mat_alpha(x, eff_size(l), line, l->ways, nthreads, l->cores_per_group, &ax, &r.alpha_x)))
+        if ((st = mat_alpha(x, alpha_size(l), line, l->ways, nthreads, l->cores_per_group, &ax, &r.alpha_x)))
             return st;
     }
     r.bytes = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha.alpha);

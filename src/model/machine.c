@@ -112,6 +112,10 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                                                                        l->effective_size > l->size)))
             BAD("level %s: effective size %lld B (caches: 0 or a line up to the cache size; MEM: 0)", l->name,
                 (long long)l->effective_size);
+        if (mem ? l->random_size != 0 : (l->random_size != 0 && (l->random_size < m->cacheline ||
+                                                                 l->random_size > l->size)))
+            BAD("level %s: random access size %lld B (caches: 0 or a line up to the cache size; MEM: 0)", l->name,
+                (long long)l->random_size);
         if (l->cores_per_group < 1) BAD("level %s: cores per group %d < 1", l->name, l->cores_per_group);
         if (i > 0 && !(l->upstream_bw > 0)) BAD("level %s: upstream throughput %g B/cy is not positive", l->name,
                                                 l->upstream_bw);
@@ -188,6 +192,8 @@ static const keydef level_keys[] = {
     {"cache size", K_INT, U_BYTES, L(size), 0, NULL}, /* required for caches, absent for MEM */
     {"ways", K_INT, U_NONE, L(ways), 0, "associativity, 0 = fully associative"},
     {"effective size", K_INT, U_BYTES, L(effective_size), 0, "optional: measured usable capacity (0: cache size)"},
+    {"random access size", K_INT, U_BYTES, L(random_size), 0,
+     "optional: capacity for random accesses (0: effective size)"},
     {"cores per group", K_INT, U_NONE, L(cores_per_group), 1, "cores sharing one instance"},
     {"upstream throughput", K_DBL, U_BPC, L(upstream_bw), 1, NULL},
     {"upstream write throughput", K_DBL, U_BPC, L(upstream_write_bw), 0, "0 = same as upstream throughput"},
@@ -338,7 +344,8 @@ static spmv_status set_value(const parser *p, const keydef *d, char *v, char *ba
     switch (d->k) {
     case K_INT: {
         int64_t x = 0;
-        int64_t max = d->u == U_BYTES && (!strcmp(d->key, "cache size") || !strcmp(d->key, "effective size"))
+        int64_t max = d->u == U_BYTES && (!strcmp(d->key, "cache size") || !strcmp(d->key, "effective size") ||
+                                          !strcmp(d->key, "random access size"))
                           ? INT64_MAX / 2
                           : INT32_MAX;
         if ((st = parse_int(p, d, v, max, &x))) return st;
@@ -509,7 +516,8 @@ spmv_status spmv_machine_parse(const char *text, const char *name, spmv_machine 
             }
             if (mem && seen_lev[c][i] && (!strcmp(level_keys[i].key, "cache size") ||
                                           !strcmp(level_keys[i].key, "ways") ||
-                                          !strcmp(level_keys[i].key, "effective size"))) {
+                                          !strcmp(level_keys[i].key, "effective size") ||
+                                          !strcmp(level_keys[i].key, "random access size"))) {
                 st = perr(p, "level MEM: '%s' is for caches only", level_keys[i].key);
                 goto done;
             }
@@ -674,6 +682,7 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
             put(o, "  cache size: %s\n", size_text(b, l->size));
             put(o, "  ways: %d\n", l->ways);
             if (l->effective_size) put(o, "  effective size: %s\n", size_text(b, l->effective_size));
+            if (l->random_size) put(o, "  random access size: %s\n", size_text(b, l->random_size));
         }
         put(o, "  cores per group: %d\n", l->cores_per_group);
         put(o, "  upstream throughput: %s B/cy\n", num(b, l->upstream_bw));
