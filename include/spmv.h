@@ -768,7 +768,8 @@ typedef struct spmv_model {
     double roofline_node;            /**< Gflop/s, the memory roofline of all NUMA domains of the machine */
     double lines_per_gather;         /**< mean distinct cache lines per hardware gather vector (0: no gathers) */
     double gather_cy;                /**< cycles per gather column vector the in-core part used (x access and index
-                                        loads; 0: no gather columns) */
+                                        loads; hardware gathers: the cost at each vector's lines, averaged over the
+                                        matrix's distribution of lines per gather; 0: no gather columns) */
     char levels[SPMV_MACHINE_MAX_LEVELS][16]; /**< the machine's level names (L1, L2, ..., MEM) */
     spmv_ecm ecm;                    /**< single-core ECM (its Bc, P_sat and n_s are for nthreads' alpha) */
     double T_shared;                 /**< cy/row of one core with the data placed by share: sum share_i T_data[i] */

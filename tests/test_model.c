@@ -773,16 +773,19 @@ static void test_gather_lines(void)
     const double g[4] = {3.0, 4.0, 6.0, 10.0}; /* made-up costs for 1, 2, 4, 8 lines */
     for (int j = 0; j < 4; j++) m.gather_lines_rthroughput[j] = g[j];
     m.cacheline = 64;
-    for (int spread = 0; spread <= 1; spread++) {
-        /* 64 rows, 4 entries each; row i: columns (i / 8) * 64 + (spread ? (i % 8) * 8 : 0) + {0, 16, 32, 48} * (1 +
-         * spread * 15): the 8 lanes of a chunk column read one line (spread 0) or 8 lines (spread 1) */
+    for (int spread = 0; spread <= 2; spread++) {
+        /* 64 rows, 4 entries each; row i: columns (i / 8) * 4096 + (i % 8) * 8 (spread 1; spread 0: + 0) + e * 512:
+         * the 8 lanes of a chunk column read one line (spread 0) or 8 lines (spread 1); spread 2: the first 4 chunks
+         * as spread 0, the others as spread 1 -- the cost is weighted by the distribution (3 and 10 cy: 6.5), not
+         * taken at the mean lines (4.5: 3.875 with the costs below) */
+        if (spread == 2) m.gather_lines_rthroughput[1] = m.gather_lines_rthroughput[2] = 3.0;
         const int32_t rows = 64, cols = 64 * 8 * 16 * 8;
         int64_t rp[65];
         int32_t col[256];
         for (int32_t i = 0; i <= rows; i++) rp[i] = 4 * i;
         for (int32_t i = 0; i < rows; i++)
             for (int e = 0; e < 4; e++)
-                col[4 * i + e] = (i / 8) * 4096 + (spread ? (i % 8) * 8 : 0) + e * 512;
+                col[4 * i + e] = (i / 8) * 4096 + (spread == 1 || (spread == 2 && i >= 32) ? (i % 8) * 8 : 0) + e * 512;
         spmv_crs *A = NULL;
         CU_ASSERT_EQUAL_FATAL(spmv_crs_from_arrays(rows, cols, rp, col, NULL, &A), SPMV_OK);
         spmv_sell_opts so = spmv_sell_opts_default();
@@ -796,13 +799,15 @@ static void test_gather_lines(void)
         o.bw = SPMV_BW_TRIAD;
         spmv_model md;
         CU_ASSERT_EQUAL_FATAL(spmv_model_sell(S, NULL, &m, 1, &o, &md), SPMV_OK);
-        CU_ASSERT_DOUBLE_EQUAL(md.lines_per_gather, spread ? 8.0 : 1.0, EXACT);
-        CU_ASSERT_DOUBLE_EQUAL(md.gather_cy, spread ? 10.0 : 3.0, EXACT);
+        const double lines = spread == 0 ? 1.0 : spread == 1 ? 8.0 : 4.5, cost = spread == 0 ? 3 : spread == 1 ? 10 : 6.5;
+        CU_ASSERT_DOUBLE_EQUAL(md.lines_per_gather, lines, EXACT);
+        CU_ASSERT_DOUBLE_EQUAL(md.gather_cy, cost, EXACT);
         /* 8 rows per chunk, 4 columns: per row 4/8 vectors of (gather + value load) */
-        CU_ASSERT_DOUBLE_EQUAL(md.ecm.T_load, 4.0 * ((spread ? 10.0 : 3.0) + 0.5) / 8, EXACT);
+        CU_ASSERT_DOUBLE_EQUAL(md.ecm.T_load, 4.0 * (cost + 0.5) / 8, EXACT);
         spmv_sell_free(S);
         spmv_crs_free(A);
     }
+    m.gather_lines_rthroughput[1] = 4.0, m.gather_lines_rthroughput[2] = 6.0;
     /* between the points: linear; without the points: the paper's cost */
     spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0};
     spmv_ecm e;

@@ -391,17 +391,18 @@ static int distinct(const int64_t *v, int n)
     return d;
 }
 
-/* Mean distinct cache lines per hardware gather of width w: SELL: the gather columns of each chunk (after its run
- * columns when the kernel loads runs contiguously), w lanes at a time; CRS: w consecutive entries of a row. Every
- * step-th chunk (row) when the matrix is large: about 2 M entries looked at. 0 when there are no gathers. */
-static double lines_per_gather(mat x, const spmv_kernel_shape *k, int32_t line)
+/* Distinct cache lines per hardware gather of width w: SELL: the gather columns of each chunk (after its run columns
+ * when the kernel loads runs contiguously), w lanes at a time; CRS: w consecutive entries of a row. Every step-th
+ * chunk (row) when the matrix is large: about 2 M entries looked at. Returns the mean lines per gather (0 when there
+ * are no gathers) and in *cost the gather cost weighted by the distribution of lines per gather. */
+static double lines_per_gather(mat x, const spmv_kernel_shape *k, const spmv_machine *m, double *cost)
 {
     const int w = k->width;
+    *cost = 0;
     if (w <= 1 || k->x != SPMV_X_GATHER || w > 64) return 0.0;
     int sh = 0;
-    while ((8 << sh) < line) sh++; /* x[j] in line j >> sh */
-    int64_t v[64], vectors = 0;
-    double lines = 0;
+    while ((8 << sh) < m->cacheline) sh++; /* x[j] in line j >> sh */
+    int64_t v[64], hist[65] = {0}, vectors = 0;
     if (x.S) {
         const spmv_sell *S = x.S;
         int32_t step = S->stored > 2000000 ? (int32_t)(S->stored / 2000000) : 1;
@@ -413,7 +414,7 @@ static double lines_per_gather(mat x, const spmv_kernel_shape *k, int32_t line)
                 for (int32_t r0 = 0; r0 < C; r0 += w) {
                     int n = C - r0 < w ? C - r0 : w;
                     for (int i = 0; i < n; i++) v[i] = col[r0 + i] >> sh;
-                    lines += distinct(v, n);
+                    hist[distinct(v, n)]++;
                     vectors++;
                 }
             }
@@ -425,15 +426,19 @@ static double lines_per_gather(mat x, const spmv_kernel_shape *k, int32_t line)
             for (int64_t b = A->rowptr[r]; b < A->rowptr[r + 1]; b += w) {
                 int n = A->rowptr[r + 1] - b < w ? (int)(A->rowptr[r + 1] - b) : w;
                 for (int i = 0; i < n; i++) v[i] = A->col[b + i] >> sh;
-                lines += distinct(v, n);
+                hist[distinct(v, n)]++;
                 vectors++;
             }
     }
-    return vectors ? lines / (double)vectors : 0.0;
+    if (!vectors) return 0.0;
+    double lines = 0, c = 0;
+    for (int d = 1; d <= w; d++) {
+        lines += (double)d * (double)hist[d];
+        c += gather_cost(m, d) * (double)hist[d];
+    }
+    *cost = c / (double)vectors;
+    return lines / (double)vectors;
 }
-
-/* The mean gather cost over the matrix: cost(lines) is linear between the measured points, so the mean over the
- * distribution of lines per gather is close to the cost at the mean; lines_per_gather gives the mean. */
 
 static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, int nthreads,
                          const spmv_model_opts *opts, spmv_model *md)
@@ -543,8 +548,9 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
                            spmv_bw_kind_name(o.bw));
 
     /* in-core: averaged over the actual rows / chunks, gathers at the matrix's lines per gather */
-    r.lines_per_gather = lines_per_gather(x, &r.shape, line);
-    const double gcy = gather_cost(m, r.lines_per_gather > 0 ? r.lines_per_gather : r.shape.width);
+    double gcy = 0;
+    r.lines_per_gather = lines_per_gather(x, &r.shape, m, &gcy);
+    if (!(r.lines_per_gather > 0)) gcy = gather_cost(m, r.shape.width);
     incore ic = {0, 0, 0};
     if (x.A) {
         const spmv_crs *A = x.A;
