@@ -319,7 +319,8 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
         for (int i = 0; i < r->nsweep; i++)
             H("%s %s %.0f", i % 6 == 5 ? "\n#  " : "", human(b, sizeof b, (double)r->sweep_bytes[i]), r->sweep_gbs[i]);
         H(" GB/s:\n# the capacity C that explains it best when a working set ws gets min(C, ws)/ws of its bytes from the\n"
-          "# cache (written as 'effective size'; the model's alpha and \"in cache\" use it).");
+          "# cache (written as 'effective size': the model places the data set by it); the latency sweep's size is\n"
+          "# written as 'random access size' (the alpha simulation uses the smaller of the two).");
     }
     H("\n# Overlap rules per level (Sect. III-A), fitted level by level with the library's ECM: %s",
       forced ? "forced by --overlap" : "the best rule, its upstream read bandwidth calibrated on the read-only stream "
