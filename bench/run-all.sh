@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
 M=${MATRICES:-../shared/matrices}
-MF=${MACHINE:-machines/amd-epyc-zen3-kvm-2core.machine}
+MF=${MACHINE:-machines/amd-epyc-zen5-kvm-2core.machine}
 T=${BENCH_TIME:-0.2}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 secs=${*:-foundation model tune cg baseline}
@@ -16,9 +16,8 @@ foundation)
   B=$B bench/table.sh "--hpcg 64|$M/bcsstk13.mtx|$M/Groebner_id2003_aug.mtx|$M/sparse-images-1024_subset.mtx" \
     "-f crs;-f sell -C 32 -s 1;-f sell -C 32 -s 256" 1,2 --machine "$MF" --time "$T" ;;
 model)
-  echo; echo "## model against measurement: HPCG 128^3 (memory-bound) and two shared matrices, 1 and 2 threads"
-  B=$B bench/table.sh "--hpcg 128|$M/bayer10.mtx|$M/rajat01.mtx" "-f crs;-f sell -C 32 -s 256;-f sell -C 4 -s 256" 1,2 \
-    --machine "$MF" --time "$T" ;;
+  echo; echo "## model against measurement: 8 matrices, every kernel variant, 1 and 2 threads (bench/model-vs-measurement.sh)"
+  bench/model-vs-measurement.sh --build "$B" --machine "$MF" ;;
 tune)
   echo; echo "## spmv-tune: HPCG 128^3 (built-in) and five shared matrices"
   export XDG_DATA_HOME=$(mktemp -d)
@@ -28,7 +27,7 @@ tune)
     $B/tools/spmv-tune $m --max-time 60 2>/dev/null | sed -n '/^Recommendation/,/^total/p'
   done
   echo; echo "### SPMV_VERBOSE=1 spmv-bench --auto $M/Groebner_id2003_aug.mtx (uses the recorded choice)"
-  SPMV_VERBOSE=1 $B/tools/spmv-bench $M/Groebner_id2003_aug.mtx --auto --time "$T" 2>&1 | grep -E "spmv:|format|perf|limit  "
+  SPMV_VERBOSE=1 $B/tools/spmv-bench $M/Groebner_id2003_aug.mtx --auto --time "$T" 2>&1 | grep -E "spmv:|format|perf|roofline|ECM  "
   rm -rf "$XDG_DATA_HOME" ;;
 cg)
   echo; echo "## CG (examples/cg, Jacobi-preconditioned, to 1e-8) on HPCG 128^3: CRS, SELL (auto C and sigma), SELL fused"

@@ -592,8 +592,11 @@ SPMV_API int32_t spmv_arch_vector_doubles(spmv_arch a);
  *                         this is also the usual Intel convention that stores belong to T_OL, loads to T_nOL. */
 typedef enum spmv_overlap { SPMV_OVERLAP_NONE = 0, SPMV_OVERLAP_FULL = 1, SPMV_OVERLAP_A64FX = 2 } spmv_overlap;
 
-/** Which measured saturated memory bandwidth is the roofline's b_S. The paper uses TRIAD (Sect. IV, Fig. 5). */
-typedef enum spmv_bw_kind { SPMV_BW_TRIAD = 0, SPMV_BW_LOAD = 1, SPMV_BW_COPY = 2 } spmv_bw_kind;
+/** Which measured saturated memory bandwidth is the roofline's b_S. The paper uses TRIAD for SpMV (Sect. IV, Fig. 5)
+ * and the read-only bandwidth for the read-only SUM (Fig. 4b). SPMV_BW_MIX (the model's default): the bandwidth of the
+ * kernel's own mix of reads and writes (spmv_machine_mix_bandwidth), about the read-only figure for SpMV, which
+ * reads 95-98 % of its bytes. */
+typedef enum spmv_bw_kind { SPMV_BW_TRIAD = 0, SPMV_BW_LOAD = 1, SPMV_BW_COPY = 2, SPMV_BW_MIX = 3 } spmv_bw_kind;
 
 /** One level of the memory hierarchy, ordered from the core: L1, L2, [L3,] MEM (the last level is the memory). */
 typedef struct spmv_machine_level {
@@ -606,6 +609,15 @@ typedef struct spmv_machine_level {
                                    domain (the paper: the measured TRIAD bandwidth, 117 B/cy on A64FX) */
     double upstream_write_bw;   /**< B/cy for the write direction (evictions); 0 = same as upstream_bw */
     spmv_overlap overlap;       /**< overlap rule of this level's transfers */
+    int64_t effective_size;     /**< bytes of one instance that hold a working set in practice, measured by
+                                   spmv-machine (latency and bandwidth sweeps): less than size when the cache is
+                                   shared with other tenants or a virtual machine's CPUID overstates it (a 2-core VM
+                                   reports a 508 MiB L3 that streams like 38 MiB); 0 = size. The model places the
+                                   data set by it ("in cache", the roofline's levels) */
+    int64_t random_size;        /**< bytes of one instance that hold randomly accessed lines at the level's latency
+                                   (spmv-machine's pointer chase: the largest size within 1.5x of the level's
+                                   latency; page walks make it smaller than effective_size); 0 = effective_size. The
+                                   alpha simulation uses the smaller of the two: x is reused at random */
 } spmv_machine_level;
 
 /** A machine: what the ECM and roofline models need, in a plain-text machine file (see machines/TEMPLATE.machine
@@ -630,6 +642,18 @@ typedef struct spmv_machine {
     double gather_index_penalty; /**< cy added per gather when its indices come from a preceding load; it replaces
                                     that index load's own cost (A64FX: 1.5 instead of 0.5, Sect. II-A) */
     double hadd_latency, hadd_rthroughput; /**< horizontal add of one register (faddv; A64FX 49 and 11.5 cy) */
+    double scalar_load_rthroughput;  /**< cy per scalar load in the mix of a CRS entry (a 4-byte index, an 8-byte
+                                        value and an 8-byte x element; 0 = not measured: load_rthroughput) */
+    double masked_load_rthroughput;  /**< cy per masked unaligned vector load (x of SELL run columns; 0 = not
+                                        measured: load_rthroughput) */
+    double emul_gather_rthroughput;  /**< cy per emulated gather of simd_width doubles: simd_width scalar index loads,
+                                        simd_width scalar x loads and the inserts (0 = not measured: 2 simd_width
+                                        scalar loads) */
+    double gather_lines_rthroughput[4]; /**< cy per hardware gather of simd_width doubles fed by an index load
+                                        (gather_index_penalty included) whose addresses fall in 1, 2, 4, 8 distinct
+                                        cache lines; the model weights them by the matrix's distribution of lines per
+                                        gather (linear between the points). 0 = not measured: gather_rthroughput +
+                                        gather_index_penalty for any number of lines */
     double bw_load, bw_copy, bw_triad;     /**< saturated memory bandwidth of one NUMA domain, GB/s: read-only,
                                               COPY, STREAM TRIAD (explicit bytes, write-allocate included) */
     int32_t bw_points;                     /**< entries of the curves below (0..SPMV_MACHINE_MAX_CORES) */
@@ -666,8 +690,18 @@ SPMV_API spmv_status spmv_machine_parse(const char *text, const char *name, spmv
 SPMV_API spmv_status spmv_machine_write(const spmv_machine *m, const char *path);
 SPMV_API int spmv_machine_format(const spmv_machine *m, char *buf, size_t size);
 
-/** Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). */
+/** Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). SPMV_BW_MIX: the
+ * mix of SpMV (spmv_machine_mix_bandwidth with 97 % reads). */
 SPMV_API double spmv_machine_bandwidth(const spmv_machine *m, spmv_bw_kind kind);
+
+/** Saturated bandwidth (GB/s, one NUMA domain) of a kernel that reads rd and writes wr bytes (write-allocate reads
+ * counted in rd; rd, wr >= 0, not both 0). Memory time is modelled as rd/b_R + wr/b_W: b_R is the read-only
+ * ("load") bandwidth; 1/b_W is fitted from the TRIAD (24 B read incl. write-allocate, 8 B written) and COPY (16 B,
+ * 8 B) bandwidths, the mean of the values each gives, at least 0. Then b = (rd + wr) / (rd/b_R + wr/b_W); at
+ * rd : wr = 3 : 1 this is the TRIAD bandwidth again. Without a read-only figure: TRIAD (else COPY). A64FX: 225 GB/s
+ * read-only, 210 TRIAD: b_W = 175 GB/s, the HPCG mix (344 : 8) 223.5 GB/s. 0 when the machine has no bandwidth or
+ * the arguments are bad. */
+SPMV_API double spmv_machine_mix_bandwidth(const spmv_machine *m, double rd, double wr);
 /** "none", "full", "a64fx-partial"; "triad", "load", "copy". Never NULL. */
 SPMV_API const char *spmv_overlap_name(spmv_overlap o);
 SPMV_API const char *spmv_bw_kind_name(spmv_bw_kind k);
@@ -679,11 +713,17 @@ SPMV_API const char *spmv_bw_kind_name(spmv_bw_kind k);
  * the 8 bytes an access uses (one word per nonzero); the values here (simulated and bounds) count whole lines,
  * which is what memory moves, so a random access costs line/8, not 1. Both units agree on alpha_min. */
 typedef struct spmv_alpha {
-    double alpha;      /**< simulated */
+    double alpha;      /**< simulated (estimated from a sample when sampled < 1) */
     double alpha_min;  /**< cols / nnz: x read once (0 when nnz = 0) */
     double alpha_max;  /**< line / 8: every access a miss */
-    int64_t accesses;  /**< x accesses simulated (stored entries, SELL padding included) */
-    int64_t misses;    /**< missed cache lines */
+    int64_t accesses;  /**< x accesses of the whole multiply (stored entries, SELL padding included) */
+    int64_t misses;    /**< missed x lines (estimated for the whole multiply when sampled) */
+    double lo, hi;     /**< bounds of alpha under the simulated LRU cache: exact simulation: lo = hi = alpha; sampled:
+                          the x accesses of the sample whose previous use lies inside the sample are decided
+                          exactly, the others are counted as hits (lo) or as misses (hi), scaled to the multiply;
+                          lo >= alpha_min */
+    double sampled;    /**< fraction of the accesses simulated and counted (1 = exact) */
+    int streams;       /**< 1: the matrix, row/chunk offsets and y went through the cache with x (they compete) */
 } spmv_alpha;
 
 /** Simulate the x accesses of the kernel, in its access order, through an LRU cache of cache_bytes bytes with
@@ -703,6 +743,33 @@ SPMV_API spmv_status spmv_crs_alpha(const spmv_crs *A, int64_t cache_bytes, int3
                                     int32_t nthreads, int32_t shared_by, spmv_alpha *a);
 SPMV_API spmv_status spmv_sell_alpha(const spmv_sell *S, int64_t cache_bytes, int32_t line, int32_t ways,
                                      int32_t nthreads, int32_t shared_by, spmv_alpha *a);
+
+/** Options of spmv_crs_alpha_ex / spmv_sell_alpha_ex. */
+typedef struct spmv_alpha_opts {
+    int64_t max_accesses; /**< simulate at most about this many cache accesses (0 = all: exact, as spmv_crs_alpha).
+                             More accesses than that: a sample: up to 4 threads spread over the partition, each
+                             alone in its share of the cache (cache_bytes / shared_by), `blocks` windows of consecutive
+                             rows (chunks) at evenly spread positions of its part, each after a warm-up that is
+                             simulated but not counted and doubles until it fills the cache and the window's misses
+                             change by less than 2 % (or the part's start or the budget is reached: x alone in a cache
+                             that holds its reuse, e.g. a stencil's planes, then needs more than the budget and the
+                             estimate leans to the upper bound; the bounds stay valid). Bounded time: about 10-40 M
+                             accesses a second */
+    int32_t blocks;       /**< windows per sampled thread (0 = 4) */
+    int streams;          /**< 1: the other data streams go through the same cache in the kernel's order and compete
+                             with x for it: per entry the value and (gather entries) the column index, per row
+                             (chunk) its offset(s) and y. 0: x alone (the lower bound on x's misses under LRU) */
+} spmv_alpha_opts;
+SPMV_API spmv_alpha_opts spmv_alpha_opts_default(void); /**< max_accesses 0, blocks 4, streams 0 */
+
+/** spmv_crs_alpha / spmv_sell_alpha with options (sampling, competing streams); the arguments and errors as there,
+ * plus SPMV_ERR_ARG for max_accesses < 0 or blocks < 0. With o = NULL or the defaults the result is that of
+ * spmv_crs_alpha. */
+SPMV_API spmv_status spmv_crs_alpha_ex(const spmv_crs *A, int64_t cache_bytes, int32_t line, int32_t ways,
+                                       int32_t nthreads, int32_t shared_by, const spmv_alpha_opts *o, spmv_alpha *a);
+SPMV_API spmv_status spmv_sell_alpha_ex(const spmv_sell *S, int64_t cache_bytes, int32_t line, int32_t ways,
+                                        int32_t nthreads, int32_t shared_by, const spmv_alpha_opts *o,
+                                        spmv_alpha *a);
 
 /** Memory traffic per row (bytes) and code balance B_c (bytes/flop) of a kernel from its traffic declaration,
  * for rows of nzr nonzeros (N_nzr), fill efficiency beta = nnz/stored in (0, 1], chunk height C (SELL; 1 or 0 for
@@ -747,14 +814,22 @@ SPMV_API spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shap
 /** ECM prediction (Sect. III and IV), all times in cycles per row (for SELL: per chunk divided by C).
  * In-core (data in L1), for rows of nzr nonzeros (CRS: nv = ceil(nzr/width) vector iterations; SELL: chunk
  * length nzr/beta, ceil(C/width) registers per chunk column):
- *   T_comp (T_OL):  CRS: ceil(nv/mve) * fma_latency + ceil(log2 min(mve, nv)) * add_latency, plus hadd_rthroughput
- *                   per row for SIMD code (the paper's 4 * 9 + 11.5 = 47.5 cy for HPCG), at least
- *                   nv * fma_rthroughput; SELL: ceil(len/mve) * fma_latency (+ log2(mve) adds) per chunk, at least
+ *   T_comp (T_OL):  CRS, SIMD code: ceil(nv/mve) * fma_latency + ceil(log2 min(mve, nv)) * add_latency +
+ *                   hadd_rthroughput per row (the paper's 4 * 9 + 11.5 = 47.5 cy for HPCG), at least
+ *                   nv * fma_rthroughput; scalar code: nv * fma_rthroughput (the chains of consecutive, independent
+ *                   rows overlap in an out-of-order core); SELL: ceil(len/mve) * fma_latency (+ log2(mve) adds) per chunk, at least
  *                   len * ceil(C/width) * fma_rthroughput;
- *   T_load (T_nOL): SIMD: per vector of entries gather_rthroughput + gather_index_penalty + load_rthroughput (the
- *                   paper's (4 + 1.5 + 0.5) * 27/8 = 20.25 cy/row for SELL-32); scalar: 3 loads per entry;
- *                   row/chunk offsets are not counted (as in the paper);
- *   T_store:        one y store per row (SIMD SELL: one vector store per width rows).
+ *   T_load (T_nOL): SIMD, per vector of entries: the x access plus the value load (load_rthroughput); the x access
+ *                   of a gather column is a hardware gather fed by an index load, gather_rthroughput +
+ *                   gather_index_penalty (the paper's (4 + 1.5 + 0.5) * 27/8 = 20.25 cy/row for SELL-32) or, when
+ *                   the machine has gather_lines_rthroughput, that cost at the matrix's distribution of distinct
+ *                   cache lines per gather (spmv_ecm_predict, without a matrix: simd_width lines); an emulated
+ *                   gather costs emul_gather_rthroughput; a run column's x one masked load
+ *                   (masked_load_rthroughput); scalar code: 3 scalar loads per entry (index, x, value;
+ *                   scalar_load_rthroughput); the metadata (row offsets: 2 scalar loads per row; chunk offset and
+ *                   length: 2 per chunk, 4 with run columns; a run column's base and mask: 2) at
+ *                   scalar_load_rthroughput, not counted when that is 0 (as in the paper);
+ *   T_store:        one y store per row (SIMD SELL in the permuted order: one vector store per width rows).
  * Transfers: T_xfer[i] = read bytes / upstream_bw + write bytes / upstream_write_bw of level i (i >= 1), with the
  * bytes per row of spmv_bytes_per_row at the level's alpha and 8 bytes/row (y) counted as writes (HPCG on the
  * A64FX: 352/64 = 5.5 cy L2, 352/117 = 3.0 cy memory).
@@ -784,11 +859,28 @@ typedef struct spmv_ecm {
     int32_t n_s;                             /**< saturation point, cores */
 } spmv_ecm;
 
-/** ECM prediction for rows of nzr nonzeros (see above); alpha: the RHS factor at every level; bw: which b_S.
+/** ECM prediction for rows of nzr nonzeros (see above); alpha: the RHS factor at every level; bw: which b_S
+ * (SPMV_BW_MIX: the mix of this kernel's reads and writes at alpha).
  * Errors: SPMV_ERR_ARG (NULL, spmv_machine_check fails, a bad shape, nzr <= 0, beta outside (0,1], alpha < 0, the
  * machine lacks the chosen bandwidth). */
 SPMV_API spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, const spmv_traffic *t,
                                       double nzr, double beta, double alpha, spmv_bw_kind bw, spmv_ecm *e);
+
+/** One iteration of any loop kernel for the ECM model (the streaming kernels of Sect. III-B: one iteration = one
+ * vector of elements): T_comp (core cycles other than data transfers; they overlap), T_load and T_store (L1 load
+ * and store cycles), and for each level i >= 1 the bytes that cross its upstream link per iteration: rd[i] towards
+ * the core (write-allocates included), wr[i] away from it. rd[0], wr[0] are unused. */
+typedef struct spmv_ecm_loop {
+    double T_comp, T_load, T_store;
+    double rd[SPMV_MACHINE_MAX_LEVELS], wr[SPMV_MACHINE_MAX_LEVELS];
+} spmv_ecm_loop;
+
+/** T_data[i] (i = 0 .. m->nlevels-1): cycles per iteration of k with its data in level i, combined by the levels'
+ * overlap rules exactly as spmv_ecm_predict combines SpMV's contributions (this is the one ECM combination of the
+ * library; spmv-machine's overlap-hypothesis fit calls it). TRIAD on the A64FX with the L1<-L2 write bandwidth of
+ * Table I (32 B/cy): {2 | 6 | 7.64} cy/VL in L1, L2 and memory under the paper's hypothesis (Fig. 3b: 2, 6, 7.7).
+ * Errors: SPMV_ERR_ARG (NULL, spmv_machine_check fails, a negative or non-finite number). */
+SPMV_API spmv_status spmv_ecm_loop_predict(const spmv_machine *m, const spmv_ecm_loop *k, double *T_data);
 
 /** Multicore prediction in Gflop/s for ncores cores placed compactly (NUMA domain after NUMA domain):
  * sum over domains of min(n_d * P1, P_sat); ncores is capped at sockets * cores_per_socket.
@@ -797,13 +889,18 @@ SPMV_API spmv_status spmv_ecm_scale(const spmv_machine *m, const spmv_ecm *e, in
 
 /** Options of spmv_model_crs / spmv_model_sell. */
 typedef struct spmv_model_opts {
-    spmv_bw_kind bw;                 /**< b_S: SPMV_BW_TRIAD (default, as the paper) */
+    spmv_bw_kind bw;                 /**< b_S of the memory level: SPMV_BW_MIX (default) */
     const spmv_kernel_shape *shape;  /**< NULL (default): the shape the matrix's kernel declares */
     double alpha;                    /**< < 0 (default -1): simulate; >= 0: use this alpha at every level */
+    int64_t max_accesses;            /**< budget of each alpha simulation (spmv_alpha_opts.max_accesses): 0 (default)
+                                        = 4 M accesses, sampled beyond (HPCG 128^3: about 0.5 s for the whole model);
+                                        -1 = exact (every access; HPCG 128^3: 10-20 s) */
 } spmv_model_opts;
 SPMV_API spmv_model_opts spmv_model_opts_default(void);
 
-/** Everything the tools print about a matrix on a machine. */
+/** Everything the tools print about a matrix on a machine. Two figures come out of it: the roofline, a bound that a
+ * measurement should not exceed beyond noise, and the ECM prediction, an estimate whose error is reported
+ * (spmv_model_score). */
 typedef struct spmv_model {
     char kernel[48];                 /**< kernel name */
     char machine[128];               /**< machine name */
@@ -813,27 +910,54 @@ typedef struct spmv_model {
     double nzr;                      /**< N_nzr = nnz / rows */
     double beta;                     /**< nnz / stored (1 for CRS) */
     int32_t nthreads;                /**< thread count of the prediction */
-    spmv_alpha alpha;                /**< at the memory level for nthreads threads: the threads' rows through the
-                                        last-level caches, cores_per_group threads per instance (spmv_crs_alpha) */
-    spmv_alpha alpha_level[SPMV_MACHINE_MAX_LEVELS]; /**< [i] (i >= 1): single core, x misses in level i-1 (its
-                                        whole size): alpha of the transfers T_xfer[i]; [0] unused */
-    double bytes;                    /**< bytes of one multiply at alpha (spmv_traffic_bytes) */
+    spmv_alpha alpha;                /**< of the ECM's memory term and B_c, for nthreads threads: x together with the
+                                        matrix and y streams through the threads' share of the last-level caches (the
+                                        smaller of effective_size and random_size; cores_per_group threads per
+                                        instance), sampled for large matrices (see spmv_model_opts.max_accesses) */
+    spmv_alpha alpha_x;              /**< the same with x alone in the cache: its lower bound alpha_x.lo is the
+                                        roofline's alpha (no real cache keeps x better than LRU does without the
+                                        competing streams -- up to its replacement policy) */
+    spmv_alpha alpha_level[SPMV_MACHINE_MAX_LEVELS]; /**< [i] (i >= 1): single core, x and the streams through level
+                                        i-1 (its effective size): alpha of the transfers T_xfer[i]; [0] unused */
+    double bytes;                    /**< bytes of one multiply from memory at alpha (spmv_traffic_bytes) */
+    double rd_bytes, wr_bytes;       /**< of bytes: read (write-allocate included) and written (y stores) */
     double Bc, Bc_min, Bc_max;       /**< bytes/flop at alpha, alpha_min, alpha_max */
-    double roofline;                 /**< Gflop/s, b_S/B_c summed over the NUMA domains nthreads cores occupy */
-    double roofline_node;            /**< Gflop/s, all NUMA domains of the machine */
+    double Bc_roof;                  /**< bytes/flop at the roofline's alpha (alpha_x.lo) */
+    double ws;                       /**< data set of one multiply, bytes: matrix, x and y once each */
+    double share[SPMV_MACHINE_MAX_LEVELS]; /**< part of the data set each level serves at nthreads: the data set
+                                        fills the fastest levels first up to their effective capacities (summed
+                                        over the private caches of the nthreads cores; shared caches per
+                                        instance), as the optimal replacement would on a repeated sweep; sums to 1 */
+    int32_t data_level;              /**< the slowest level with a share (nlevels - 1: memory) */
+    int in_cache;                    /**< 1: memory has no share (the data set fits in the caches used) */
+    double bS;                       /**< memory bandwidth of one NUMA domain used (opts.bw; default the mix of this
+                                        kernel at alpha), GB/s */
+    double level_bw[SPMV_MACHINE_MAX_LEVELS]; /**< GB/s each level can deliver to the nthreads cores: caches: the
+                                        level's upstream link times the cores using it; memory: bS times the NUMA
+                                        domains used; [0] = L1 load bandwidth times cores */
+    double roofline;                 /**< the bound, Gflop/s: flops / sum over levels of share * bytes at alpha_x.lo /
+                                        level_bw (the classic b_S / B_c when the data are in memory) */
+    double roofline_mem;             /**< the memory roofline at nthreads regardless of caches: bS * domains / Bc_roof */
+    double roofline_node;            /**< Gflop/s, the memory roofline of all NUMA domains of the machine */
+    double lines_per_gather;         /**< mean distinct cache lines per hardware gather vector (0: no gathers) */
+    double gather_cy;                /**< cycles per gather column vector the in-core part used (x access and index
+                                        loads; hardware gathers: the cost at each vector's lines, averaged over the
+                                        matrix's distribution of lines per gather; 0: no gather columns) */
     char levels[SPMV_MACHINE_MAX_LEVELS][16]; /**< the machine's level names (L1, L2, ..., MEM) */
     spmv_ecm ecm;                    /**< single-core ECM (its Bc, P_sat and n_s are for nthreads' alpha) */
+    double T_shared;                 /**< cy/row of one core with the data placed by share: sum share_i T_data[i] */
     int32_t n_s;                     /**< = ecm.n_s */
     int32_t cores_per_numa;          /**< of the machine: n_s above it means the kernel cannot saturate a domain */
-    double predicted;                /**< Gflop/s at nthreads: min(ECM scaling, roofline) */
+    double predicted;                /**< ECM Gflop/s at nthreads: min(n * flops/T_shared, the bandwidths of the
+                                        levels at alpha); for data in memory min(n P1, P_sat) per NUMA domain */
 } spmv_model;
 
 /** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).
  * t: the kernel's traffic; NULL = the declaration of the kernel the matrix uses (spmv_crs_traffic /
  * spmv_sell_traffic). The in-core part averages the per-row (per-chunk) ECM times over the actual row (chunk)
- * lengths (the CRS part of a hybrid SELL matrix at the in-core shape of its CRS kernel); transfers use the simulated alpha per level (or opts->alpha); the code balance, the roofline, n_s and
- * the prediction at nthreads use the alpha of nthreads threads sharing the last-level caches. Runs up to one LRU
- * simulation of all x accesses per cache level plus one (HPCG 128^3, 56 M accesses: about 1-2 s in all).
+ * lengths (the CRS part of a hybrid SELL matrix at the in-core shape of its CRS kernel), with the gather cost at the matrix's lines per gather; transfers use the simulated alpha per level (or
+ * opts->alpha); the code balance, the roofline, n_s and the prediction at nthreads use the alpha of nthreads
+ * threads sharing the last-level caches. Each alpha simulation is bounded by opts->max_accesses (sampled beyond).
  * Errors: SPMV_ERR_ARG (NULL, spmv_machine_check fails, an empty matrix, nthreads < 0, a shape of the other
  * format or another C, a machine without the chosen bandwidth), SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_model_crs(const spmv_crs *A, const spmv_traffic *t, const spmv_machine *m, int nthreads,
@@ -841,10 +965,16 @@ SPMV_API spmv_status spmv_model_crs(const spmv_crs *A, const spmv_traffic *t, co
 SPMV_API spmv_status spmv_model_sell(const spmv_sell *S, const spmv_traffic *t, const spmv_machine *m,
                                      int nthreads, const spmv_model_opts *opts, spmv_model *md);
 
-/** A readable multi-line report of md (N_nzr, beta, alpha and its bounds, B_c, roofline, ECM contributions in the
- * paper's notation {T_OL || T_nOL | T_L1L2 | ... } cy/row, single-core prediction, n_s, prediction at nthreads);
- * measured_gflops > 0 adds the ratio measured/predicted. Each line starts with `prefix` (NULL = "").
- * snprintf semantics: returns the length the full text needs, excluding the NUL (< 0 on NULL md). */
+/** The two figures of a measurement against the model: *pct_roofline = 100 measured / roofline (a bound: above 100
+ * only within noise) and *ecm_error = 100 (predicted - measured) / measured (positive: the ECM is too optimistic).
+ * Either pointer may be NULL; a figure that is not defined (no model, measured <= 0) is 0. */
+SPMV_API void spmv_model_score(const spmv_model *md, double measured_gflops, double *pct_roofline,
+                               double *ecm_error);
+
+/** A readable multi-line report of md (N_nzr, beta, alpha and its bounds, B_c, where the data set lives, roofline,
+ * ECM contributions in the paper's notation {T_OL || T_nOL | T_L1L2 | ... } cy/row, single-core prediction, n_s,
+ * prediction at nthreads); measured_gflops > 0 adds % of roofline and the ECM error. Each line starts with `prefix`
+ * (NULL = ""). snprintf semantics: returns the length the full text needs, excluding the NUL (< 0 on NULL md). */
 SPMV_API int spmv_model_format(const spmv_model *md, double measured_gflops, const char *prefix, char *buf,
                                size_t size);
 
@@ -1004,7 +1134,8 @@ SPMV_API spmv_status spmv_tune_bound(const spmv_machine *m, const spmv_traffic *
                                      int64_t nnz, int64_t stored, int32_t C, int32_t nthreads, double *gflops);
 
 /** The pruning rule: 1 (skip the configuration) when the model is sure it cannot win: the data set (bytes) is
- * larger than 4 x the machine's last-level cache (all instances) -- else the memory bound does not hold -- and
+ * larger than 4 x the machine's last-level cache (effective size, all instances) -- else the memory bound does not
+ * hold -- and
  * bound * (1 + margin) < best, best being the fastest measured Gflop/s so far. 0 otherwise (also for m NULL). */
 SPMV_API int spmv_tune_prune(const spmv_machine *m, double bytes, double bound, double best, double margin);
 
@@ -1037,10 +1168,12 @@ typedef struct spmv_tune_point {
     double gbs;           /**< the kernel's declared traffic at alpha / t_spmv, GB/s */
     double err;           /**< check: max |y - y_ref| / (|A||x|)_i */
     double alpha;         /**< RHS factor the model used (simulated, or alpha_min = cols/nnz) */
-    double roofline;      /**< model: b_S / B_c at nthreads, Gflop/s (0 without a machine) */
-    double ecm;           /**< model: ECM prediction at nthreads (min(n P1, P_sat) per NUMA domain), Gflop/s */
-    double limit;         /**< min(roofline, ecm), Gflop/s */
-    double pct;           /**< 100 * gflops / limit (0 without a machine) */
+    double roofline;      /**< model: the roofline bound at nthreads (spmv_model.roofline), Gflop/s (0 without a
+                             machine) */
+    double ecm;           /**< model: ECM prediction at nthreads (spmv_model.predicted), Gflop/s */
+    double limit;         /**< the model's limit = roofline (kept for the tuning record's "limit gflops") */
+    double pct;           /**< % of roofline: 100 * gflops / roofline (0 without a machine) */
+    double ecm_err;       /**< ECM error: 100 * (ecm - gflops) / gflops, % (0 without a machine) */
     double bound;         /**< pruning bound (spmv_tune_bound), Gflop/s; 0 when not computed */
     char note[128];       /**< why pruned, skipped or failed; empty otherwise */
 } spmv_tune_point;
@@ -1061,9 +1194,9 @@ typedef struct spmv_tune_opts {
     const int32_t *C_list;/**< chunk heights to sweep; NULL (default): spmv_tune_chunk_heights */
     int32_t nC;
     const spmv_machine *machine; /**< for the limits and the pruning; NULL (default): neither */
-    spmv_bw_kind bw;      /**< b_S of the roofline (default SPMV_BW_TRIAD, as the paper) */
-    double alpha;         /**< RHS factor of the model: < 0 (default -1): simulate when cheap (stored entries x cache
-                             levels <= 2e7), else alpha_min = cols/nnz; >= 0: this value */
+    spmv_bw_kind bw;      /**< b_S of the roofline (default SPMV_BW_MIX: the kernel's read/write mix) */
+    double alpha;         /**< RHS factor of the model: < 0 (default -1): simulated (sampled in bounded time for
+                             large matrices, spmv_model_opts.max_accesses); >= 0: this value */
     double prune_margin;  /**< spmv_tune_prune's margin (default 0.10) */
     double max_stored_factor; /**< the padding guard of every SELL point (spmv_sell_opts.max_stored_factor; default
                              2, 0 = no limit): a point whose stored entries (spmv_tune_stored, before it is built) exceed

@@ -199,9 +199,27 @@ static void test_incore_kernels(void)
         }
         CU_ASSERT_EQUAL(bad, 0);
         CU_ASSERT_EQUAL(D.nidx % (8 * (*i)->width()), 0);
+        /* idxl[j]: every vector of W indices in exactly min(2^j, W) distinct 64-byte lines */
+        const int W = (*i)->width();
+        int lbad = 0;
+        for (int j = 0; j < 4; j++)
+            for (int64_t v = 0; v < D.nidx; v += W) {
+                int64_t ln[64];
+                int d = 0;
+                for (int l = 0; l < W; l++) {
+                    int32_t c = D.idxl[j][v + l];
+                    lbad += c < 0 || c >= D.nx;
+                    int e = 0;
+                    while (e < d && ln[e] != c / 8) e++;
+                    if (e == d) ln[d++] = c / 8;
+                }
+                lbad += d != ((1 << j) < W ? (1 << j) : W);
+            }
+        CU_ASSERT_EQUAL(lbad, 0);
         for (int t = 0; t < BI_N; t++) {
-            if (!(*i)->incore[t]) {
-                CU_ASSERT((t == BI_HADD_LAT || t == BI_HADD_TP) && !(*i)->has_hadd);
+            if (!(*i)->incore[t]) { /* no horizontal add in scalar code; emulation and masked loads are x86's */
+                CU_ASSERT(((t == BI_HADD_LAT || t == BI_HADD_TP) && !(*i)->has_hadd) || t == BI_EMUL_TP ||
+                          t == BI_MASKLD_TP);
                 continue;
             }
             int64_t ops = (*i)->incore[t](5, &D);
@@ -213,8 +231,12 @@ static void test_incore_kernels(void)
 
 /* ------------------------------------------------------------------------------------------- derivations */
 
-/* results whose cache-level times are what rule `gen` predicts from LOAD and the L1 costs */
-static void synthetic(bench_results *r, spmv_overlap gen)
+/* Results whose times are what the ECM combination documented in spmv.h predicts (written out here, independently
+ * of src/model/ecm.c) for per-level rules and upstream bandwidths: level i contributes reads rd and writes wr
+ * (cycles; level 0: the core's loads and stores); an edge level (L1 or MEM) with "none" adds both to the serial
+ * part, with "a64fx-partial" its reads (its writes overlap); a middle level with either adds both to the cache
+ * part, which overlaps with the writes; "full" parts count alone. T = max(full parts, serial + max(cache, writes)). */
+static void synthetic(bench_results *r, const spmv_overlap rule[4], const double bw[4])
 {
     memset(r, 0, sizeof *r);
     r->width = 8;
@@ -222,37 +244,93 @@ static void synthetic(bench_results *r, spmv_overlap gen)
     r->nlevels = 4;
     const char *names[4] = {"L1", "L2", "L3", "MEM"};
     for (int L = 0; L < 4; L++) snprintf(r->level_name[L], sizeof r->level_name[L], "%s", names[L]);
-    const double ld = 0.5, st = 1.0, bw[4] = {0, 64, 32, 16}; /* B/cy */
+    const double ld = 0.5, st = 1.0; /* B/cy */
     r->nthreads = 1;
     r->bw[BW_TRIAD][0] = r->bw[BW_LOAD][0] = r->bw[BW_COPY][0] = 16 * 2.0; /* GB/s = 16 B/cy at 2 GHz */
     for (int k = 0; k < BK_NKERNELS; k++) {
         const bench_kernel_info *ki = &bench_kernel_infos[k];
         for (int L = 0; L < 4; L++) {
-            double nol = 0, ol = 0;
+            double serial = 0, cache = 0, writes = 0, full = 0;
             for (int i = 0; i <= L; i++) {
                 double rd = i ? (ki->rd + ki->wa) * 8 / bw[i] : ki->loads * ld;
                 double wr = i ? ki->wr * 8 / bw[i] : ki->stores * st;
-                if (gen == SPMV_OVERLAP_NONE) nol += rd + wr;
-                else if (gen == SPMV_OVERLAP_FULL) ol = fmax(ol, rd + wr);
-                else nol += rd, ol = fmax(ol, wr);
+                int edge = i == 0 || i == 3;
+                if (rule[i] == SPMV_OVERLAP_FULL) full = fmax(full, rd + wr);
+                else if (!edge) cache += rd + wr;
+                else if (rule[i] == SPMV_OVERLAP_NONE) serial += rd + wr;
+                else serial += rd, writes = fmax(writes, wr);
             }
-            r->stream_cy[k][L][0] = fmax(fmax(nol, ol), 0.25);
+            r->stream_cy[k][L][0] = fmax(full, serial + fmax(cache, writes));
         }
     }
 }
 
-static void test_overlap_test(void)
+static void test_overlap_fit(void)
 {
-    for (int gen = 0; gen < 3; gen++) {
-        bench_results *r = malloc(sizeof *r);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-        synthetic(r, (spmv_overlap)gen);
-        double err[3];
-        spmv_overlap got = bench_overlap_test(r, err, NULL);
-        CU_ASSERT_EQUAL(got, (spmv_overlap)gen);
-        CU_ASSERT(err[gen] < 1e-9);
-        free(r);
+    /* L1: stores overlap; L2, L3 overlap fully at 64 and 32 B/cy; memory partially (writes overlap) at 8 B/cy */
+    const spmv_overlap gen[4] = {SPMV_OVERLAP_A64FX, SPMV_OVERLAP_FULL, SPMV_OVERLAP_FULL, SPMV_OVERLAP_A64FX};
+    const double bw[4] = {0, 64, 32, 8};
+    bench_results *r = malloc(sizeof *r);
+    bench_fit *fit = malloc(sizeof *fit);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fit);
+    synthetic(r, gen, bw);
+    bench_overlap_fit(r, -1, fit);
+    for (int L = 0; L < 4; L++) CU_ASSERT_EQUAL(fit->rule[L], gen[L]);
+    for (int L = 1; L < 4; L++) CU_ASSERT_DOUBLE_EQUAL(fit->bw[L], bw[L], 1e-6 * bw[L]);
+    CU_ASSERT(fit->total_err < 1e-6);
+    /* "none" at L2 would need 64 B / (1.0 - 0.5) cy = 128 B/cy while no kernel reads more than 64 B/cy from L2:
+     * rejected, scored at 64 B/cy (and worse than full); the same at L3 */
+    CU_ASSERT_DOUBLE_EQUAL(fit->cap[1], 64, 1e-9);
+    CU_ASSERT(fit->clamped[1][SPMV_OVERLAP_NONE] && fit->clamped[1][SPMV_OVERLAP_A64FX] && !fit->clamped[1][SPMV_OVERLAP_FULL]);
+    CU_ASSERT_DOUBLE_EQUAL(fit->try_bw[1][SPMV_OVERLAP_NONE], 64, 1e-9);
+    CU_ASSERT(fit->err[1][SPMV_OVERLAP_NONE] > 0.05);
+    CU_ASSERT(fit->clamped[2][SPMV_OVERLAP_NONE]);
+    /* memory: "none" reads the same bandwidth off LOAD but mispredicts the kernels that write */
+    CU_ASSERT(isfinite(fit->err[3][SPMV_OVERLAP_NONE]) && fit->err[3][SPMV_OVERLAP_NONE] > 0.01);
+    for (int k = 0; k < BK_NKERNELS; k++)
+        if (k != BK_STENCIL)
+            for (int L = 0; L < 4; L++) CU_ASSERT_DOUBLE_EQUAL(fit->final[k][L], r->stream_cy[k][L][0], 1e-6);
+    /* forced: every level gets the rule, bandwidths calibrated, nothing rejected */
+    bench_overlap_fit(r, SPMV_OVERLAP_NONE, fit);
+    for (int L = 0; L < 4; L++) CU_ASSERT_EQUAL(fit->rule[L], SPMV_OVERLAP_NONE);
+    CU_ASSERT_DOUBLE_EQUAL(fit->bw[1], 128, 1e-6);
+    spmv_overlap all_full[4] = {SPMV_OVERLAP_FULL, SPMV_OVERLAP_FULL, SPMV_OVERLAP_FULL, SPMV_OVERLAP_FULL};
+    synthetic(r, all_full, bw);
+    bench_overlap_fit(r, -1, fit);
+    /* (with every other level overlapping fully, L1's two rules predict the same: the tie keeps a64fx-partial) */
+    CU_ASSERT_EQUAL(fit->rule[0], SPMV_OVERLAP_A64FX);
+    for (int L = 1; L < 4; L++) CU_ASSERT_EQUAL(fit->rule[L], SPMV_OVERLAP_FULL);
+    CU_ASSERT(fit->total_err < 1e-6);
+    free(r);
+    free(fit);
+}
+
+/* the effective last-level cache from a bandwidth sweep: a 32 MiB cache at 100 GB/s in front of 40 GB/s memory,
+ * placed as the model places data (min(C, ws)/ws from the cache) */
+static void test_effective_size(void)
+{
+    bench_results *r = calloc(1, sizeof *r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    r->topo.ncaches = 3;
+    const int64_t sizes[3] = {48 << 10, 1 << 20, (int64_t)508 << 20};
+    for (int i = 0; i < 3; i++) r->topo.cache[i].size = sizes[i];
+    const double C = 32.0 * 1048576, bc = 100, bm = 40;
+    for (int i = 0; i < 16; i++) {
+        double ws = 2.0 * 1048576 * pow(sqrt(2.0), i), f = ws <= C ? 1.0 : C / ws;
+        r->sweep_bytes[i] = (int64_t)ws / 4096 * 4096;
+        r->sweep_gbs[i] = 1.0 / (f / bc + (1 - f) / bm);
     }
+    r->nsweep = 16; /* up to 362 MiB */
+    bench_effective_sizes(r);
+    CU_ASSERT_EQUAL(r->eff_bytes[0], sizes[0]);
+    CU_ASSERT_EQUAL(r->eff_bytes[1], sizes[1]);
+    CU_ASSERT_EQUAL(r->eff_bytes[2], (int64_t)32 << 20);
+    /* a sweep that does not reach 4x beyond the cache keeps the hardware's size */
+    r->nsweep = 8; /* up to 22.6 MiB */
+    bench_effective_sizes(r);
+    CU_ASSERT_EQUAL(r->eff_bytes[2], sizes[2]);
+    free(r);
 }
 
 static void test_machine_path(void)
@@ -307,10 +385,12 @@ static void test_quick_run_file(void)
     CU_ASSERT(r->nlat >= 2);
     CU_ASSERT(r->incore[BI_FMA_LAT] > 0);
     for (int L = 0; L < r->nlevels; L++) CU_ASSERT(bench_best_cy(r, BK_TRIAD, L, NULL) > 0);
-    double err[3];
-    spmv_overlap rule = bench_overlap_test(r, err, NULL);
+    bench_fit *fit = malloc(sizeof *fit);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fit);
+    bench_overlap_fit(r, -1, fit);
     spmv_machine m;
-    bench_fill_machine(r, rule, NULL, &m);
+    bench_fill_machine(r, fit, NULL, &m);
+    free(fit);
     CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
     CU_ASSERT_EQUAL(m.simd_width, r->width);
     CU_ASSERT_EQUAL(m.nlevels, (r->topo.ncaches < 3 ? r->topo.ncaches : 3) + 1);
@@ -341,7 +421,8 @@ int main(void)
                                     {"streaming kernels compute their formulas", test_stream_kernels},
                                     {"in-core tests run", test_incore_kernels},
                                     {NULL, NULL}});
-    tu_suite("derived", (tu_case[]){{"overlap test finds the generating rule", test_overlap_test},
+    tu_suite("derived", (tu_case[]){{"overlap fit finds the generating rules per level", test_overlap_fit},
+                                    {"effective last-level cache from a bandwidth sweep", test_effective_size},
                                     {"machine file path", test_machine_path},
                                     {"topology", test_topology},
                                     {"tiny run writes a readable machine file", test_quick_run_file},

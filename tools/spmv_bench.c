@@ -28,19 +28,21 @@ static void usage(FILE *f)
             TOOL_SELL_USAGE
             "  --time S        target seconds per timed run (default 0.2; 5 runs, median reported)\n"
             "  --runs N        timed runs (default 5)\n"
-            "  --machine FILE  machine file for the model's limits (default: the newest one spmv-machine wrote\n"
+            "  --machine FILE  machine file for the model (default: the newest one spmv-machine wrote\n"
             "                  under $XDG_DATA_HOME/spmv/machines)\n"
-            "  --model         print the whole model (alpha, code balance, roofline, ECM contributions)\n"
+            "  --model         print the whole model (alpha, code balance, where the data live, roofline, ECM)\n"
             "  --auto          SELL parameters recorded by spmv-tune for this matrix and machine (else the model's)\n"
             "  --pmu           count the timed multiply with the PMU: counted Gflop/s, counted flops / (2 nnz) next\n"
             "                  to 1/beta, IPC, top-down level 1, and the events used (libpfm4; one line if absent)\n"
-            "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies.\n");
+            "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies, and with a\n"
+            "machine file two figures: %% of the roofline (a bound) and the ECM prediction's error.\n");
     bench_suite_usage(f);
     fprintf(f, "spmv-bench --mpi ...: under mpirun, the distributed multiply (spmv-bench-mpi --help)\n");
 }
 
-/* The model's limit next to the measurement: roofline and ECM at this thread count, from the machine file.
- * Returns 0, or 1 when a machine file named explicitly (--machine) cannot be used. */
+/* The model next to the measurement, two figures: the roofline (a bound) with the measured % of it, and the ECM
+ * prediction with its error, at this thread count, from the machine file. Returns 0, or 1 when a machine file
+ * named explicitly (--machine) cannot be used. */
 static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const char *explicit_path, int full,
                        double gflops)
 {
@@ -48,7 +50,7 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
     spmv_machine m;
     spmv_model md;
     if (!tool_find_machine(explicit_path, path, sizeof path)) {
-        printf("limit    no machine file: run spmv-machine (or pass --machine FILE) for the model's limit\n");
+        printf("roofline no machine file: run spmv-machine (or pass --machine FILE) for the model\n");
         return 0;
     }
     spmv_status st = spmv_machine_read(path, &m);
@@ -58,20 +60,22 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
             tool_error(prog, st);
             return 1;
         }
-        printf("limit    no model: %s\n", spmv_last_error());
+        printf("roofline no model: %s\n", spmv_last_error());
         return 0;
     }
-    double limit = md.predicted;
-    printf("limit    %.3f Gflop/s (roofline %.3f at B_c %.3f B/flop, ECM %.3f on %d thread%s; machine %s): "
-           "measured %.0f %% of it\n", limit, md.roofline, md.Bc, md.predicted, threads, threads == 1 ? "" : "s",
-           path, limit > 0 ? 100.0 * gflops / limit : 0);
-    /* the limit assumes the matrix streams from memory; say so when it fits in the last-level caches */
-    int64_t llc = 0;
-    for (int32_t l = 0; l < m.nlevels; l++)
-        if (m.level[l].size > 0) llc = m.level[l].size;
-    if (llc > 0 && md.bytes < (double)llc)
-        printf("limit    note: one multiply moves %.3g MB, less than the %.3g MB last-level cache: the data can stay in "
-               "cache and the memory limit does not bind (%% above 100 is possible)\n", md.bytes * 1e-6, llc * 1e-6);
+    double pct, err;
+    spmv_model_score(&md, gflops, &pct, &err);
+    char where[256] = "";
+    for (int i = 0; i < md.ecm.nlevels; i++)
+        if (md.share[i] > 0)
+            snprintf(where + strlen(where), sizeof where - strlen(where), "%s%.0f %% %s", where[0] ? ", " : "",
+                     100.0 * md.share[i], md.levels[i]);
+    printf("roofline %.3f Gflop/s on %d thread%s, a bound (data set %.3g MB from %s; memory roofline %.3f at B_c %.3f "
+           "B/flop): measured %.0f %% of it\n", md.roofline, threads, threads == 1 ? "" : "s", md.ws * 1e-6, where,
+           md.roofline_mem, md.Bc_roof, pct);
+    printf("ECM      %.3f Gflop/s predicted on %d thread%s (alpha %.4g%s): error %+.0f %% (predicted - measured, of "
+           "measured); machine %s\n", md.predicted, threads, threads == 1 ? "" : "s", md.alpha.alpha,
+           md.alpha.sampled < 1 ? ", sampled" : "", err, path);
     if (full) {
         char buf[8192];
         spmv_model_format(&md, gflops, "model    ", buf, sizeof buf);

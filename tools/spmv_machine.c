@@ -35,8 +35,8 @@ static void usage(FILE *f)
             "  --threads N      bandwidth curve for 1..N threads (default: the cores of the first NUMA domain)\n"
             "  --mem-size SIZE  working set of the memory level, e.g. 512M or 2G (default: 4x the last-level\n"
             "                   cache, at least 64 MiB, with --quick; 8x, at least 256 MiB, otherwise)\n"
-            "  --overlap RULE   overlap rule written to the file: none, full, a64fx-partial (default: the best fit\n"
-            "                   of the overlap-hypothesis test, Sect. III-A)\n"
+            "  --overlap RULE   overlap rule of every level: none, full, a64fx-partial (default: fitted per level,\n"
+            "                   Sect. III-A, see the table)\n"
             "  --name TEXT      model name written to the file\n"
             "  --only LIST      measure only these parts (comma-separated): incore, stream, latency, bw (the clock\n"
             "                   always); no file is written unless all are measured\n"
@@ -85,24 +85,9 @@ static int mkdirs(const char *path)
     return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-/* Largest size of the latency sweep at which level L's latency still holds (within 1.5x of its latency at the
- * level's working set), at most the cache's size; 0 without a sweep. Less than the cache where it is shared with
- * other tenants (the development VM keeps 2 MiB of the 32 MiB L3). */
-static int64_t effective_capacity(const bench_results *r, int L)
-{
-    if (r->nlat < 6 || L >= r->nlevels - 1 || !(r->level_lat_ns[L] > 0)) return 0;
-    int64_t best = 0;
-    for (int i = 0; i < r->nlat; i++)
-        if (r->lat_bytes[i] <= r->topo.cache[L].size && r->lat_ns[i] <= 1.5 * r->level_lat_ns[L] &&
-            r->lat_bytes[i] >= r->level_bytes[L])
-            best = r->lat_bytes[i] > best ? r->lat_bytes[i] : best;
-    return best;
-}
-
 /* ---------------------------------------------------------------------------------------------- table */
 
-static void print_table(const bench_results *r, const spmv_machine *m, spmv_overlap rule, const double err[3],
-                        double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS], int quick)
+static void print_table(const bench_results *r, const spmv_machine *m, const bench_fit *fit, int quick)
 {
     const bench_topo *t = &r->topo;
     char b1[32], b2[32];
@@ -146,23 +131,31 @@ static void print_table(const bench_results *r, const spmv_machine *m, spmv_over
 
     if (r->incore[BI_FMA_LAT] > 0) {
         printf("\n== In-core, %s (W = %d), cy per instruction, data in L1\n", r->isa->name, r->width);
-        printf("%-34s %9s %12s\n", "instruction", "latency", "rthroughput");
+        printf("%-38s %9s %12s\n", "instruction", "latency", "rthroughput");
         static const struct { const char *name; int lat, tp; } rows[] = {
             {"FMA", BI_FMA_LAT, BI_FMA_TP},
             {"ADD", BI_ADD_LAT, BI_ADD_TP},
             {"MUL", BI_MUL_LAT, BI_MUL_TP},
             {"gather (indices in registers)", BI_GATHER_LAT, BI_GATHER_TP},
             {"index load + gather", BI_GATHERLD_LAT, BI_GATHERLD_TP},
-            {"horizontal add", BI_HADD_LAT, BI_HADD_TP}};
+            {"horizontal add", BI_HADD_LAT, BI_HADD_TP},
+            {"index load + gather in 1 line", -1, BI_GATHER_1L},
+            {"index load + gather in 2 lines", -1, BI_GATHER_2L},
+            {"index load + gather in 4 lines", -1, BI_GATHER_4L},
+            {"index load + gather in 8 lines", -1, BI_GATHER_8L},
+            {"emulated gather (W index + W x loads)", -1, BI_EMUL_TP},
+            {"masked unaligned load", -1, BI_MASKLD_TP},
+            {"scalar load", -1, BI_SLOAD_TP}};
         for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-            if (!(r->incore[rows[i].lat] > 0)) continue;
+            if (!(r->incore[rows[i].tp] > 0)) continue;
             const char *nm = rows[i].name;
             if (i == 0 && !r->isa->has_fma) nm = "FMA (no FMA: multiply + add)";
-            printf("%-34s %9.2f %12.2f\n", nm, r->incore[rows[i].lat], r->incore[rows[i].tp]);
+            if (rows[i].lat >= 0) printf("%-38s %9.2f %12.2f\n", nm, r->incore[rows[i].lat], r->incore[rows[i].tp]);
+            else printf("%-38s %9s %12.2f\n", nm, "-", r->incore[rows[i].tp]);
         }
         if (m->load_rthroughput > 0) {
-            printf("%-34s %9s %12.2f   (LOAD in L1, best unroll)\n", "contiguous load", "-", m->load_rthroughput);
-            printf("%-34s %9s %12.2f   (INIT in L1, best unroll)\n", "contiguous store", "-", m->store_rthroughput);
+            printf("%-38s %9s %12.2f   (LOAD in L1, best unroll)\n", "contiguous load", "-", m->load_rthroughput);
+            printf("%-38s %9s %12.2f   (INIT in L1, best unroll)\n", "contiguous store", "-", m->store_rthroughput);
         }
         printf("gather index penalty: %.2f cy (index load + gather minus gather alone, A64FX: 1.5)\n",
                m->gather_index_penalty);
@@ -194,21 +187,28 @@ static void print_table(const bench_results *r, const spmv_machine *m, spmv_over
                    k + 1 < BK_NKERNELS ? ", " : "\n");
         printf("STENCIL bytes assume the layer condition in the cache above; arrays aligned to %d B\n", BENCH_ALIGN);
 
-        if (r->nlevels > 2) {
+        if (r->nlevels > 1) {
             static const char *rn[3] = {"none", "full", "a64fx-partial"};
-            static const bench_kernel show[] = {BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_TRIAD, BK_SCHOENAUER};
-            printf("\n== Overlap hypotheses (Sect. III-A): cy/VL measured vs predicted with upstream bandwidths "
-                   "calibrated on LOAD\n");
-            printf("%-10s %-4s %9s %9s %9s %14s\n", "kernel", "lvl", "measured", "none", "full", "a64fx-partial");
-            for (size_t s = 0; s < sizeof show / sizeof *show; s++)
-                for (int L = 1; L < r->nlevels; L++)
-                    printf("%-10s %-4s %9.2f %9.2f %9.2f %14.2f\n", L == 1 ? bench_kernel_infos[show[s]].name : "",
-                           r->level_name[L], bench_best_cy(r, show[s], L, NULL), pred[0][show[s]][L],
-                           pred[1][show[s]][L], pred[2][show[s]][L]);
-            printf("mean |log(predicted/measured)| over the cache levels beyond L1: none %.3f, full %.3f, "
-                   "a64fx-partial %.3f; written: %s\n",
-                   err[0], err[1], err[2], rn[rule]);
-            printf("(MEM rows use the saturated TRIAD bandwidth for one core, as the ECM model does)\n");
+            printf("\n== Overlap hypotheses per level (Sect. III-A), fitted level by level from the core: cy/VL measured "
+                   "and predicted\n   by the library's ECM with the level's upstream read bandwidth calibrated on the "
+                   "read-only stream\n");
+            for (int L = 1; L < r->nlevels; L++) {
+                printf("%s: measured link bandwidth (cap) %.2f B/cy;", r->level_name[L], fit->cap[L]);
+                for (int q = 0; q < 3; q++)
+                    printf(" %s: %.2f B/cy%s;", rn[q], fit->try_bw[L][q],
+                           fit->clamped[L][q] ? " (calibration above the cap: the cap)" : "");
+                printf("\n  %-10s %9s %9s %9s %14s\n", "kernel", "measured", "none", "full", "a64fx-partial");
+                for (int k = 0; k < BK_NKERNELS; k++) {
+                    if (k == BK_STENCIL || k == BK_LOAD || k == BK_TOUCH) continue;
+                    printf("  %-10s %9.2f %9.2f %9.2f %14.2f\n", bench_kernel_infos[k].name,
+                           bench_best_cy(r, (bench_kernel)k, L, NULL), fit->pred[L][0][k], fit->pred[L][1][k],
+                           fit->pred[L][2][k]);
+                }
+                printf("  mean |log(predicted/measured)|: none %.3f, full %.3f, a64fx-partial %.3f -> %s at %.2f B/cy\n",
+                       fit->err[L][0], fit->err[L][1], fit->err[L][2], rn[fit->rule[L]], fit->bw[L]);
+            }
+            printf("L1 rule: %s; all levels with the chosen rules: mean |log(predicted/measured)| %.3f\n",
+                   rn[fit->rule[0]], fit->total_err);
         }
     }
 
@@ -216,11 +216,11 @@ static void print_table(const bench_results *r, const spmv_machine *m, spmv_over
         printf("\n== Memory bandwidth against threads (one per core, compact), GB/s explicit + write-allocate, "
                "u=%d, working set %s\n",
                r->bw_unroll, human(b1, sizeof b1, (double)r->bw_bytes));
-        printf("%7s %9s %9s %9s\n", "threads", "LOAD", "COPY", "TRIAD");
+        printf("%7s %9s %9s %9s\n", "threads", "read", "COPY", "TRIAD");
         for (int i = 0; i < r->nthreads; i++)
             printf("%7d %9.2f %9.2f %9.2f\n", i + 1, r->bw[BW_LOAD][i], r->bw[BW_COPY][i], r->bw[BW_TRIAD][i]);
-        printf("saturated      LOAD %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy TRIAD)\n", m->bw_load,
-               m->bw_copy, m->bw_triad, m->bw_triad / r->clock_ghz);
+        printf("saturated      read (SUM) %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy read)\n", m->bw_load,
+               m->bw_copy, m->bw_triad, m->bw_load / r->clock_ghz);
     }
 
     if (r->nlat > 0) {
@@ -236,23 +236,32 @@ static void print_table(const bench_results *r, const spmv_machine *m, spmv_over
         }
     }
 
-    if (effective_capacity(r, 0) > 0) {
-        printf("effective capacity (largest size within 1.5x of the level's latency):");
-        for (int L = 0; L < r->nlevels - 1; L++)
-            printf(" %s %s", r->level_name[L], human(b1, sizeof b1, (double)effective_capacity(r, L)));
-        printf("\n");
+    if (r->nsweep > 0) {
+        printf("\n== Bandwidth sweep of one core (SUM), GB/s, for the effective last-level cache\n");
+        for (int i = 0; i < r->nsweep; i++)
+            printf("%11s %9.2f\n", human(b1, sizeof b1, (double)r->sweep_bytes[i]), r->sweep_gbs[i]);
     }
+    printf("effective capacity:");
+    for (int L = 0; L < r->nlevels - 1 && L < t->ncaches; L++) {
+        printf(" %s %s", r->level_name[L], human(b1, sizeof b1, (double)r->eff_bytes[L]));
+        if (r->eff_lat_bytes[L] > 0) printf(" (latency: %s)", human(b2, sizeof b2, (double)r->eff_lat_bytes[L]));
+    }
+    printf("  -- the last level from the bandwidth sweep (the capacity that best explains it), the latency view\n"
+           "   is the largest size within 1.5x of the level's latency\n");
 
     printf("\n== Machine file summary\n");
-    printf("clock %.3f GHz, SIMD width %d, FMA %.2f/%.2f cy (lat/rthroughput), gather %.2f + %.2f cy, hadd %.2f/%.2f "
-           "cy\n",
+    printf("clock %.3f GHz, SIMD width %d, FMA %.2f/%.2f cy (lat/rthroughput), gather %.2f + %.2f cy (1/2/4/8 lines "
+           "%.2f %.2f %.2f %.2f), emulated %.2f, masked load %.2f, scalar load %.2f, hadd %.2f/%.2f cy\n",
            m->clock_ghz, m->simd_width, m->fma_latency, m->fma_rthroughput, m->gather_rthroughput,
-           m->gather_index_penalty, m->hadd_latency, m->hadd_rthroughput);
+           m->gather_index_penalty, m->gather_lines_rthroughput[0], m->gather_lines_rthroughput[1],
+           m->gather_lines_rthroughput[2], m->gather_lines_rthroughput[3], m->emul_gather_rthroughput,
+           m->masked_load_rthroughput, m->scalar_load_rthroughput, m->hadd_latency, m->hadd_rthroughput);
     for (int i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
         printf("%-4s %10s  upstream %7.2f B/cy%s  overlap %s\n", l->name,
-               l->size ? human(b2, sizeof b2, (double)l->size) : "", l->upstream_bw,
-               i == 0 ? " (core loads)" : i + 1 == m->nlevels ? " (saturated TRIAD)" : " (LOAD, calibrated)",
+               l->size ? human(b2, sizeof b2, (double)(l->effective_size ? l->effective_size : l->size)) : "",
+               l->upstream_bw,
+               i == 0 ? " (core loads)" : i + 1 == m->nlevels ? " (one core, fitted)" : " (fitted)",
                spmv_overlap_name(l->overlap));
     }
     printf("run time       %.1f s (clock %.1f, in-core %.1f, streaming %.1f, latency %.1f, bandwidth %.1f)%s\n",
@@ -262,10 +271,10 @@ static void print_table(const bench_results *r, const spmv_machine *m, spmv_over
 
 /* ---------------------------------------------------------------------------------------------- file */
 
-static char *header(const bench_results *r, const spmv_machine *m, spmv_overlap rule, spmv_overlap best, int forced,
-                    int threads, const double err[3], int argc, char **argv, int passes)
+static char *header(const bench_results *r, const spmv_machine *m, const bench_fit *fit, int forced, int threads,
+                    int argc, char **argv, int passes)
 {
-    static char h[8192];
+    static char h[16384];
     size_t n = 0;
 #define H(...) n += (size_t)snprintf(h + n, n < sizeof h ? sizeof h - n : 0, __VA_ARGS__)
     char date[64];
@@ -299,21 +308,37 @@ static char *header(const bench_results *r, const spmv_machine *m, spmv_overlap 
     }
     H("# Load latency (pointer chase) in ns:");
     for (int L = 0; L < r->nlevels; L++) H(" %s %.1f", r->level_name[L], r->level_lat_ns[L]);
-    if (effective_capacity(r, 0) > 0) {
-        char b[32];
-        H("\n# Effective capacity from the latency sweep (largest size within 1.5x of the level's latency):");
-        for (int L = 0; L < r->nlevels - 1; L++)
-            H(" %s %s", r->level_name[L], human(b, sizeof b, (double)effective_capacity(r, L)));
-        H(";\n# the cache sizes below are the hardware's (sysfs)");
+    {
+        char b[32], b2[32];
+        H("\n# Effective capacity:");
+        for (int L = 0; L < r->nlevels - 1 && L < r->topo.ncaches; L++) {
+            H(" %s %s", r->level_name[L], human(b, sizeof b, (double)r->eff_bytes[L]));
+            if (r->eff_lat_bytes[L] > 0) H(" (latency sweep %s)", human(b2, sizeof b2, (double)r->eff_lat_bytes[L]));
+        }
+        H(";\n# the last level's from a bandwidth sweep of one core (SUM):");
+        for (int i = 0; i < r->nsweep; i++)
+            H("%s %s %.0f", i % 6 == 5 ? "\n#  " : "", human(b, sizeof b, (double)r->sweep_bytes[i]), r->sweep_gbs[i]);
+        H(" GB/s:\n# the capacity C that explains it best when a working set ws gets min(C, ws)/ws of its bytes from the\n"
+          "# cache (written as 'effective size': the model places the data set by it); the latency sweep's size is\n"
+          "# written as 'random access size' (the alpha simulation uses the smaller of the two).");
     }
-    if (forced)
-        H("\n# Overlap rule %s: set by --overlap (best fit was %s; mean |log(pred/meas)|: none %.3f, full %.3f,\n",
-          spmv_overlap_name(rule), spmv_overlap_name(best), err[0], err[1]);
-    else
-        H("\n# Overlap rule %s: best fit of the hypothesis test (mean |log(pred/meas)|: none %.3f, full %.3f,\n",
-          spmv_overlap_name(rule), err[0], err[1]);
-    H("# a64fx-partial %.3f). Upstream throughput: L1 = core loads (write: stores); L2/L3 = LOAD read bandwidth\n"
-      "# calibrated under that rule; MEM = saturated TRIAD bandwidth of one NUMA domain / clock.\n", err[2]);
+    H("\n# Overlap rules per level (Sect. III-A), fitted level by level with the library's ECM: %s",
+      forced ? "forced by --overlap" : "the best rule, its upstream read bandwidth calibrated on the read-only stream "
+                                       "and at most the measured link bandwidth (cap)");
+    static const char *rn[3] = {"none", "full", "a64fx-partial"};
+    for (int L = 0; L < r->nlevels; L++) {
+        H("\n#   %-4s %-13s", r->level_name[L], rn[fit->rule[L]]);
+        if (L == 0) {
+            H(" (L1: stores %s)", fit->rule[0] == SPMV_OVERLAP_FULL ? "and loads overlap with everything"
+                                                                    : "overlap with transfers, loads do not");
+            continue;
+        }
+        H(" %.2f B/cy (cap %.2f); errors none %.3f, full %.3f, a64fx-partial %.3f", fit->bw[L], fit->cap[L],
+          fit->err[L][0], fit->err[L][1], fit->err[L][2]);
+    }
+    H("\n# Mean |log(predicted/measured)| of the streaming kernels beyond L1 with these rules: %.3f. MEM: one core's\n"
+      "# read bandwidth under its rule (the ECM's single-core memory term); the saturated bandwidths of the NUMA domain\n"
+      "# are the curves' maxima (read-only = STREAM's \"sum\" with 8 accumulators).\n", fit->total_err);
     if (threads > 0 && threads < r->topo.ncore_cpus)
         H("# WARNING: measured with --threads %d of the %d cores of a NUMA domain: MEM may not be saturated (too low).\n",
           threads, r->topo.ncore_cpus);
@@ -430,13 +455,11 @@ int main(int argc, char **argv)
                 o.max_threads, r.topo.ncore_cpus,
                 o.max_threads, o.max_threads == 1 ? "" : "s");
 
-    double err[3];
-    static double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS];
-    const spmv_overlap best_rule = bench_overlap_test(&r, err, pred);
-    spmv_overlap rule = rule_forced >= 0 ? (spmv_overlap)rule_forced : best_rule;
+    static bench_fit fit;
+    bench_overlap_fit(&r, rule_forced, &fit);
     static spmv_machine m;
-    bench_fill_machine(&r, rule, name, &m);
-    print_table(&r, &m, rule, err, pred, o.quick);
+    bench_fill_machine(&r, &fit, name, &m);
+    print_table(&r, &m, &fit, o.quick);
 
     spmv_status st = spmv_machine_check(&m);
     if (st) {
@@ -450,7 +473,7 @@ int main(int argc, char **argv)
         return 1;
     }
     spmv_machine_format(&m, text, (size_t)len + 1);
-    const char *hdr = header(&r, &m, rule, best_rule, rule_forced >= 0, o.max_threads, err, argc, argv, r.passes);
+    const char *hdr = header(&r, &m, &fit, rule_forced >= 0, o.max_threads, argc, argv, r.passes);
 
     const int all = BENCH_PART_CLOCK | BENCH_PART_INCORE | BENCH_PART_STREAM | BENCH_PART_LATENCY | BENCH_PART_BW;
     if (o.parts && (o.parts & all) != all) {

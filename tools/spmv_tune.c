@@ -219,8 +219,8 @@ int main(int argc, char **argv)
         free(tm);
         return 1;
     }
-    printf("machine      %s\n             model name '%s': b_S %.1f GB/s (triad), %.1f GB/s (load), clock %.2f GHz\n",
-           tm->source, tm->m.name, tm->m.bw_triad, tm->m.bw_load, tm->m.clock_ghz);
+    printf("machine      %s\n             model name '%s': b_S %.1f GB/s (read-only), %.1f GB/s (triad), clock %.2f "
+           "GHz\n", tm->source, tm->m.name, tm->m.bw_load, tm->m.bw_triad, tm->m.clock_ghz);
 
     /* the matrix */
     char why[300] = "";

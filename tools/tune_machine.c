@@ -82,7 +82,7 @@ double tune_llc_bytes(const spmv_machine *m)
     const spmv_machine_level *l = &m->level[m->nlevels - 2];
     long cores = (long)m->sockets * m->cores_per_socket;
     long inst = l->cores_per_group > 0 ? (cores + l->cores_per_group - 1) / l->cores_per_group : 1;
-    return (double)l->size * (double)(inst > 0 ? inst : 1);
+    return (double)(l->effective_size > 0 ? l->effective_size : l->size) * (double)(inst > 0 ? inst : 1);
 }
 
 double tune_ram_bytes(void)

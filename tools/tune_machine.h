@@ -28,7 +28,7 @@ int tune_machines_dir(char *buf, size_t size);
  * Returns 0 unless an explicit path failed. */
 int tune_machine_get(const char *prog, const char *path, int run_quick, tune_machine *tm);
 
-/* Bytes of the last-level cache over all its instances (0 if unknown). */
+/* Bytes of the last-level cache (its effective size when measured) over all its instances (0 if unknown). */
 double tune_llc_bytes(const spmv_machine *m);
 
 /* Physical memory in bytes (0 if unknown). */

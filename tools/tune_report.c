@@ -46,9 +46,9 @@ void tune_print_table(FILE *f, const tune_report *t)
 {
     const spmv_tune_result *r = t->r;
     const int model = t->tm && t->tm->have;
-    fprintf(f, "\n%3s  %-8s  %-16s %3s %3s %8s %11s %7s  %-17s %8s %7s %8s %7s %7s   %s\n", "#", "stage",
-            "configuration", "RCM", "thr", "conv s", "stored", "beta", "kernel", "Gflop/s", "GB/s", "roofline", "ECM",
-            "% limit", "note");
+    fprintf(f, "\n%3s  %-8s  %-16s %3s %3s %8s %11s %7s  %-17s %8s %7s %8s %6s %7s %7s   %s\n", "#", "stage",
+            "configuration", "RCM", "thr", "conv s", "stored", "beta", "kernel", "Gflop/s", "GB/s", "roofline",
+            "% roof", "ECM", "ECM err", "note");
     for (int32_t i = 0; i < r->npoints; i++) {
         const spmv_tune_point *p = &r->points[i];
         /* three or more points in a row skipped for the same reason: the first, then one line for the rest */
@@ -66,7 +66,7 @@ void tune_print_table(FILE *f, const tune_report *t)
             i += same;
             continue;
         }
-        char name[48], conv[24], stored[24], beta[24], gf[24], gb[24], rf[24], ec[24], pc[24];
+        char name[48], conv[24], stored[24], beta[24], gf[24], gb[24], rf[24], ec[24], pc[24], ee[24];
         tune_point_name(p, name, sizeof name);
         fmt_num(conv, sizeof conv, p->t_convert, p->t_convert >= 0.001 ? "%.3f" : "%.1e");
         if (p->stored > 0) snprintf(stored, sizeof stored, "%lld", (long long)p->stored);
@@ -79,18 +79,21 @@ void tune_print_table(FILE *f, const tune_report *t)
         fmt_num(ec, sizeof ec, meas ? p->ecm : 0, "%.3f");
         if (meas && p->pct > 0) snprintf(pc, sizeof pc, "%.0f %%", p->pct);
         else snprintf(pc, sizeof pc, "-");
+        if (meas && p->ecm > 0) snprintf(ee, sizeof ee, "%+.0f %%", p->ecm_err);
+        else snprintf(ee, sizeof ee, "-");
         char note[200];
         if (p->state == SPMV_TUNE_MEASURED) snprintf(note, sizeof note, "%s", p->note);
         else snprintf(note, sizeof note, "%s: %s", state_name(p->state), p->note);
         int best = !p->is_crs && meas && p->C == r->best.C && p->sigma == r->best.sigma && p->rcm == r->best.rcm &&
                    p->nthreads == r->best.nthreads && p->stage == r->best.stage;
-        fprintf(f, "%3d%s %-8s  %-16s %3s %3d %8s %11s %7s  %-17s %8s %7s %8s %7s %7s   %s\n", i + 1,
+        fprintf(f, "%3d%s %-8s  %-16s %3s %3d %8s %11s %7s  %-17s %8s %7s %8s %6s %7s %7s   %s\n", i + 1,
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
-                p->nthreads, conv, stored, beta, meas ? p->kernel : "-", gf, gb, rf, ec, pc, note);
+                p->nthreads, conv, stored, beta, meas ? p->kernel : "-", gf, gb, rf, pc, ec, ee, note);
     }
     fprintf(f, "(* the choice; 'final': the choice and CRS timed alternately for the speed-up. Gflop/s: median of the timed runs after a result check against a reference loop; "
-               "GB/s: the kernel's declared traffic at the model's alpha;\n roofline = b_S/B_c, ECM = min(n P1, "
-               "b_S/B_c) per NUMA domain, %% limit = measured / min(roofline, ECM)%s)\n",
+               "GB/s: the kernel's declared traffic at the model's alpha;\n roofline: a bound (the bandwidth of the "
+               "levels the data come from over the code balance), %% roof = measured / roofline; ECM: the prediction, "
+               "ECM err = (ECM - measured) / measured%s)\n",
             model ? (t->tm->estimated ? "; model from an ESTIMATED machine" : "") : "; no machine: no model");
 }
 
@@ -116,10 +119,10 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
                 c->nthreads == 1 ? "" : "s", c->kernel, r->opts.C, r->opts.sigma, r->opts.rcm ? "on" : "off",
                 r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s", b->gflops);
     const spmv_tune_point *w = sell ? b : c;
-    if (w->limit > 0)
-        fprintf(f, "  performance  %.3f Gflop/s = %.0f %% of the limit %.3f Gflop/s (roofline %.3f, ECM %.3f; alpha "
-                   "%.4g%s)\n",
-                w->gflops, w->pct, w->limit, w->roofline, w->ecm, w->alpha,
+    if (w->roofline > 0)
+        fprintf(f, "  performance  %.3f Gflop/s = %.0f %% of the roofline %.3f Gflop/s (a bound); ECM prediction %.3f "
+                   "Gflop/s, error %+.0f %% (alpha %.4g%s)\n",
+                w->gflops, w->pct, w->roofline, w->ecm, w->ecm_err, w->alpha,
                 t->tm && t->tm->estimated ? "; ESTIMATED machine" : "");
     else
         fprintf(f, "  performance  %.3f Gflop/s (no machine model)\n", w->gflops);
@@ -233,7 +236,7 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
         return 1;
     }
     fprintf(f, "matrix,stage,format,C,sigma,rcm,threads,state,kernel,stored,beta,conversion_s,time_s,gflops,gbs,"
-               "check_err,alpha,roofline_gflops,ecm_gflops,limit_gflops,pct_of_limit,bound_gflops,chosen,note\n");
+               "check_err,alpha,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,bound_gflops,chosen,note\n");
     const spmv_tune_result *r = t->r;
     for (int32_t i = 0; i < r->npoints; i++) {
         const spmv_tune_point *p = &r->points[i];
@@ -245,8 +248,8 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
                 p->is_crs ? 0 : p->C, p->is_crs ? 0 : p->sigma, p->rcm, p->nthreads, state_name(p->state));
         csv_field(f, p->kernel);
         fprintf(f, ",%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%.6g,%.6g,%.6g,%.6g,%.4g,%.6g,%d,", (long long)p->stored,
-                p->beta, p->t_convert, p->t_spmv, p->gflops, p->gbs, p->err, p->alpha, p->roofline, p->ecm, p->limit,
-                p->pct, p->bound, chosen);
+                p->beta, p->t_convert, p->t_spmv, p->gflops, p->gbs, p->err, p->alpha, p->roofline, p->pct, p->ecm,
+                p->ecm_err, p->bound, chosen);
         csv_field(f, p->note);
         fputc('\n', f);
     }
@@ -281,9 +284,9 @@ static void json_point(FILE *f, const spmv_tune_point *p)
     fprintf(f, ", \"stored\": %lld, \"beta\": ", (long long)p->stored);
     json_num(f, p->beta);
     const char *k[] = {"conversion_s", "time_s", "gflops", "gbs", "check_err", "alpha", "roofline_gflops",
-                       "ecm_gflops", "limit_gflops", "pct_of_limit", "bound_gflops"};
-    const double v[] = {p->t_convert, p->t_spmv, p->gflops, p->gbs, p->err, p->alpha, p->roofline, p->ecm,
-                        p->limit, p->pct, p->bound};
+                       "pct_of_roofline", "ecm_gflops", "ecm_error_pct", "bound_gflops"};
+    const double v[] = {p->t_convert, p->t_spmv, p->gflops, p->gbs, p->err, p->alpha, p->roofline, p->pct, p->ecm,
+                        p->ecm_err, p->bound};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         fprintf(f, ", \"%s\": ", k[i]);
         json_num(f, v[i]);
@@ -331,10 +334,14 @@ int tune_write_json(const char *prog, const char *path, const tune_report *t, do
                "\"gflops\": ", tune_sell_wins(r) ? "sell" : "crs", r->crs.nthreads, r->opts.C, r->opts.sigma, r->opts.rcm ? "true" : "false", r->opts.nthreads,
             r->opts.permuted ? "true" : "false");
     json_num(f, r->best.gflops);
-    fputs(", \"limit_gflops\": ", f);
-    json_num(f, r->best.limit);
-    fputs(", \"pct_of_limit\": ", f);
+    fputs(", \"roofline_gflops\": ", f);
+    json_num(f, r->best.roofline);
+    fputs(", \"pct_of_roofline\": ", f);
     json_num(f, r->best.pct);
+    fputs(", \"ecm_gflops\": ", f);
+    json_num(f, r->best.ecm);
+    fputs(", \"ecm_error_pct\": ", f);
+    json_num(f, r->best.ecm_err);
     fputs(", \"crs_gflops\": ", f);
     json_num(f, r->crs.gflops);
     fputs(", \"speedup\": ", f);

@@ -6,8 +6,8 @@
  * chase), bench_isa.c (run-time choice of the kernel set), isa_*.c (one kernel set per ISA, each compiled with its
  * own flags only, generated from bench_template.h), bench_run.c (measurement drivers, derivation of the machine).
  * Everything outside isa_avx2.c, isa_avx512.c and isa_sve.c is baseline code, so nothing faults on an older CPU.
- * This library calls no spmv_* function (it uses spmv.h for the spmv_machine struct only), so it links next to
- * either libspmv or libspmv.a. Units: cy = core cycles (measured clock), B = bytes, GB/s = 1e9 B/s. */
+ * The overlap fit calls the library's ECM (spmv_ecm_loop_predict, one implementation), so the tool and the test
+ * link libspmv or libspmv.a after this library. Units: cy = core cycles (measured clock), B = bytes, GB/s = 1e9 B/s. */
 #ifndef SPMV_BENCH_H
 #define SPMV_BENCH_H
 
@@ -23,7 +23,9 @@
  *   COPY a=b, DAXPY a=a+s*b, DOT sum+=a*b, INIT a=s, LOAD load(a), TRIAD a=b+s*c, SUM sum+=a,
  *   SCHOENAUER a=b+c*d, STENCIL (2D 5-point Jacobi) b[j][i] = s*(a[j][i-1]+a[j][i+1]+a[j-1][i]+a[j+1][i]). */
 typedef enum bench_kernel {
-    BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_LOAD, BK_TRIAD, BK_SUM, BK_SCHOENAUER, BK_STENCIL, BK_NKERNELS
+    BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_LOAD, BK_TRIAD, BK_SUM, BK_SCHOENAUER, BK_STENCIL,
+    BK_TOUCH, /* one vector load per cache line (stride: the line): the link bandwidth with almost no core work */
+    BK_NKERNELS
 } bench_kernel;
 
 /* Unroll factors (modulo variable expansion for DOT and SUM: as many independent accumulators). */
@@ -43,7 +45,8 @@ extern const bench_kernel_info bench_kernel_infos[BK_NKERNELS];
 
 /* Arguments of one streaming kernel. Arrays aligned to BENCH_ALIGN bytes. n (elements per array) is a multiple of
  * 16*W. STENCIL: a and b are nj rows of ni = m + 2W doubles; the interior i = W .. W+m-1 (m a multiple of 16*W),
- * j = 1 .. nj-2 is updated, so elements = m*(nj-2). */
+ * j = 1 .. nj-2 is updated, so elements = m*(nj-2). TOUCH: ni = the cache line in doubles (the stride), n a multiple
+ * of 16*max(W, ni). */
 typedef struct bench_stream_args {
     int64_t n;
     int64_t m, ni, nj;
@@ -62,7 +65,12 @@ typedef double (*bench_stream_fn)(const bench_stream_args *args, int64_t reps);
  * (x86: extract/add/shuffle sequence; SVE: faddv; the latency chain broadcasts the sum back, SVE: + dup). */
 typedef enum bench_incore {
     BI_FMA_LAT, BI_FMA_TP, BI_ADD_LAT, BI_ADD_TP, BI_MUL_LAT, BI_MUL_TP,
-    BI_GATHER_LAT, BI_GATHER_TP, BI_GATHERLD_LAT, BI_GATHERLD_TP, BI_HADD_LAT, BI_HADD_TP, BI_N
+    BI_GATHER_LAT, BI_GATHER_TP, BI_GATHERLD_LAT, BI_GATHERLD_TP, BI_HADD_LAT, BI_HADD_TP,
+    BI_GATHER_1L, BI_GATHER_2L, BI_GATHER_4L, BI_GATHER_8L, /* index load + gather, addresses in 1/2/4/8 lines */
+    BI_EMUL_TP,   /* emulated gather: W scalar index loads, W scalar x loads, inserts (as the SpMV kernels) */
+    BI_MASKLD_TP, /* masked unaligned vector load (x of SELL run columns) */
+    BI_SLOAD_TP,  /* scalar load in the mix of a CRS entry: a 4-byte index and two 8-byte loads */
+    BI_N
 } bench_incore;
 extern const char *const bench_incore_names[BI_N];
 
@@ -77,6 +85,9 @@ typedef struct bench_incore_data {
     int64_t nt;
     int32_t *idx2;          /* nidx indices into xg (GATHERLD_LAT) */
     double *xg;             /* nt 64-bit integers: offsets into idx2, multiples of W below nidx */
+    int32_t *idxl[4];       /* nidx indices into x each: every W consecutive ones fall in exactly 1, 2, 4, 8 distinct
+                               cache lines of 64 bytes (at most W), lanes spread round-robin over the lines */
+    int64_t *maskv;         /* W 64-bit lane masks, all set (the masked-load test; an opaque value) */
     void *mem;              /* the one allocation */
 } bench_incore_data;
 
@@ -175,6 +186,8 @@ int bench_machine_path(const bench_topo *t, char *buf, size_t size);
 
 /* ============================================================================================ measurements */
 
+/* bandwidth curve kinds: READ (STREAM's read-only "sum": SUM with 8 accumulators, the machine file's "load"
+ * bandwidth), COPY, TRIAD */
 enum { BW_LOAD, BW_COPY, BW_TRIAD, BW_NKINDS };
 #define BENCH_MAX_LEVELS 5          /* working-set levels: L1, L2, L3, MEM (+1 spare) */
 #define BENCH_MAX_LAT 64
@@ -222,6 +235,12 @@ typedef struct bench_results {
     int64_t lat_bytes[BENCH_MAX_LAT];
     double lat_ns[BENCH_MAX_LAT];
     double level_lat_ns[BENCH_MAX_LEVELS];    /* at level_bytes (MEM: the memory working set) */
+    int nsweep;                               /* bandwidth sweep of one core (SUM) over working-set sizes */
+    int64_t sweep_bytes[BENCH_MAX_LAT];
+    double sweep_gbs[BENCH_MAX_LAT];
+    int64_t eff_bytes[BENCH_MAX_LEVELS];      /* effective capacity of each cache level (bench_effective_sizes) */
+    int64_t eff_lat_bytes[BENCH_MAX_LEVELS];  /* the latency sweep's view: largest size within 1.5x of the level's
+                                                 latency (0: no sweep) */
     double seconds[6];                        /* time of each part: clock, incore, stream, latency, bw, total */
     int passes;                               /* passes run */
 } bench_results;
@@ -236,17 +255,44 @@ double bench_best_cy(const bench_results *r, bench_kernel k, int level, int *unr
 /* GB/s of kernel k for cy/VL at the run's clock: with_wa 0: explicit bytes; 1: plus write-allocate. */
 double bench_gbs(const bench_results *r, bench_kernel k, int level, double cy_per_vl, int with_wa);
 
-/* The overlap hypothesis test of the paper (Sect. III-A): for each rule (none, full, a64fx-partial, applied at
- * every level), calibrate the upstream read bandwidth of each cache level from LOAD, predict the kernels that
- * write (COPY, DAXPY, INIT, TRIAD, SCHOENAUER) and DOT with the working set in L2 and L3 as spmv's ECM combines
- * the contributions, and score the mean |log(predicted/measured)|. pred[rule][kernel][level] in cy/VL (0 where
- * not predicted), err[rule]. Returns the best rule. */
-spmv_overlap bench_overlap_test(const bench_results *r, double err[3],
-                                double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS]);
+/* Effective capacity of the cache levels (r->eff_bytes; r->eff_lat_bytes from the latency sweep): the last-level
+ * cache from the bandwidth sweep of one core -- the capacity C that best explains it (least mean |log| error over
+ * the sweep) when a working set ws gets min(C, ws)/ws of its bytes at the cache's bandwidth (the sweep's best below
+ * C) and the rest at memory's (the sweep's largest size), the placement the model assumes (spmv_model.share); at most
+ * the hardware's size. Other levels: the hardware's size. No sweep: the hardware's sizes. */
+void bench_effective_sizes(bench_results *r);
 
-/* Fill a machine (model name, clock, topology, in-core costs, bandwidths, levels) from the results with the
- * given overlap rule at every level. Upstream throughput: L1: LOAD bytes/cy in L1 (write: INIT); L2, L3: LOAD
- * read bandwidth calibrated under the rule; MEM: saturated TRIAD bandwidth / clock (the paper's convention). */
-void bench_fill_machine(const bench_results *r, spmv_overlap rule, const char *name, spmv_machine *m);
+/* The overlap-hypothesis fit (Alappat et al., Sect. III-A), per level: level by level from the core (L1, L2, ..,
+ * MEM), for each rule (none, full, a64fx-partial) the upstream read bandwidth of the level is calibrated so that the
+ * model (spmv_ecm_loop_predict, the library's one ECM combination) reproduces the read-only stream (the better of
+ * LOAD and SUM) at that level; the rule's error is the mean |log(predicted/measured)| over the kernels COPY, DAXPY,
+ * DOT, INIT, TRIAD, SUM, SCHOENAUER at that level. A calibrated bandwidth more than 10 % above the measured link
+ * bandwidth (cap:
+ * the most bytes per cycle any kernel, TOUCH and the write-allocates included, moved towards the core at that level)
+ * is rejected: the rule is then scored at the cap (on AMD Zen 5 "a64fx-partial" asks 87 B/cy of the L2, whose link
+ * moves at most 63 B/cy (INIT's write-allocates): at 63 B/cy it is still the rule that explains SpMV in L2, whose
+ * loads do not overlap with the L2 transfers). The best accepted rule is kept
+ * before the next level is fitted. L1: full overlap or a64fx-partial (stores overlap), from the kernels in L1.
+ * forced >= 0: that rule at every level, calibrated, nothing rejected. */
+typedef struct bench_fit {
+    spmv_overlap rule[BENCH_MAX_LEVELS];           /* chosen per level */
+    double bw[BENCH_MAX_LEVELS];                   /* calibrated upstream read bandwidth under it, B/cy ([0]: L1
+                                                      load bytes/cy) */
+    double cap[BENCH_MAX_LEVELS];                  /* measured link bandwidth, B/cy */
+    double try_bw[BENCH_MAX_LEVELS][3];            /* calibrated bandwidth under each rule (at most the cap) */
+    int clamped[BENCH_MAX_LEVELS][3];              /* 1: the calibration asked for more than the cap */
+    double err[BENCH_MAX_LEVELS][3];               /* error of each rule (INFINITY: rejected or not measured) */
+    double pred[BENCH_MAX_LEVELS][3][BK_NKERNELS]; /* cy/VL predicted under each rule at that level (levels below
+                                                      as chosen); 0 = not predicted */
+    double final[BK_NKERNELS][BENCH_MAX_LEVELS];   /* cy/VL predicted with the chosen rules */
+    double total_err;                              /* mean |log| error of `final` over the fit kernels, levels >= 1 */
+} bench_fit;
+void bench_overlap_fit(const bench_results *r, int forced, bench_fit *fit);
+
+/* Fill a machine (model name, clock, topology, in-core costs, bandwidths, levels, effective sizes) from the results
+ * and the fit: L1 upstream = LOAD bytes/cy in L1 (write: INIT); L2, L3 and MEM: the fitted rule and upstream
+ * read bandwidth (MEM: of one core, as the ECM model's single-core memory term); saturated bandwidths (one NUMA
+ * domain) from the curves. */
+void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char *name, spmv_machine *m);
 
 #endif

@@ -44,12 +44,15 @@ const bench_kernel_info bench_kernel_infos[BK_NKERNELS] = {
     {"SUM", "sum+=a[i]", 1, 1, 0, 8, 0, 0, 1},
     {"SCHOENAUER", "a[i]=b[i]+c[i]*d[i]", 4, 3, 1, 24, 8, 8, 2},
     {"STENCIL", "b[j][i]=s*(a[j][i-1]+a[j][i+1]+a[j-1][i]+a[j+1][i])", 2, 4, 1, 8, 8, 8, 4},
+    {"TOUCH", "load(a[i]) once per cache line", 1, 1, 0, 8, 0, 0, 0},
 };
 
 const char *const bench_incore_names[BI_N] = {
     "FMA latency", "FMA rthroughput", "ADD latency", "ADD rthroughput", "MUL latency", "MUL rthroughput",
     "gather latency", "gather rthroughput", "index load+gather latency", "index load+gather rthroughput",
-    "horizontal add latency", "horizontal add rthroughput"};
+    "horizontal add latency", "horizontal add rthroughput", "index load+gather, 1 line", "index load+gather, 2 lines",
+    "index load+gather, 4 lines", "index load+gather, 8 lines", "emulated gather rthroughput",
+    "masked load rthroughput", "scalar load rthroughput"};
 
 static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(FILE *log, const char *fmt, ...)
@@ -84,9 +87,9 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     d->nt = 512;
     d->nidx = 24 * (int64_t)w * 8;
     size_t bx = (size_t)d->nx * 8, bi = (size_t)d->nidx * 4, bt = (size_t)d->nt * 8, bs = (size_t)w * 8;
-    size_t off[6], total = 0;
-    const size_t sz[6] = {bx, bi, bt, bs, bi, bt};
-    for (int i = 0; i < 6; i++) {
+    size_t off[11], total = 0;
+    const size_t sz[11] = {bx, bi, bt, bs, bi, bt, bi, bi, bi, bi, bs};
+    for (int i = 0; i < 11; i++) {
         off[i] = total;
         total += (sz[i] + 255) / 256 * 256;
     }
@@ -99,6 +102,9 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     d->gstart = (double *)(void *)(m + off[3]);
     d->idx2 = (int32_t *)(void *)(m + off[4]);
     d->xg = (double *)(void *)(m + off[5]);
+    for (int j = 0; j < 4; j++) d->idxl[j] = (int32_t *)(void *)(m + off[6 + j]);
+    d->maskv = (int64_t *)(void *)(m + off[10]);
+    for (int l = 0; l < w; l++) d->maskv[l] = -1;
     volatile double one = 1.0, zero = 0.0;
     d->one = one;
     d->zero = zero;
@@ -123,6 +129,25 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     for (int64_t i = 0; i < d->nidx; i++) d->idx2[i] = (int32_t)(bench_rand(&s) % (uint64_t)d->nt);
     for (int64_t i = 0; i < d->nt; i++)
         put_i64(&d->xg[i], (int64_t)(bench_rand(&s) % (uint64_t)(d->nidx / w)) * w);
+    /* idxl[j]: each vector of w indices in exactly min(2^j, w) distinct 64-byte lines of x (8 doubles each), chosen
+     * at random among x's nx/8 lines, lanes round-robin over them, a random double within the line */
+    const int64_t nlines = d->nx / 8;
+    for (int j = 0; j < 4; j++) {
+        const int k = (1 << j) < w ? 1 << j : w;
+        for (int64_t v = 0; v < d->nidx; v += w) {
+            int64_t pick[64];
+            for (int q = 0; q < k; q++) {
+                int dup;
+                do { /* distinct lines */
+                    pick[q] = (int64_t)(bench_rand(&s) % (uint64_t)nlines);
+                    dup = 0;
+                    for (int e = 0; e < q; e++) dup |= pick[e] == pick[q];
+                } while (dup);
+            }
+            for (int l = 0; l < w; l++)
+                d->idxl[j][v + l] = (int32_t)(pick[l % k] * 8 + (int64_t)(bench_rand(&s) % 8));
+        }
+    }
     return 0;
 }
 
@@ -289,6 +314,8 @@ static double run_chase(void *arg, int64_t steps)
 
 static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 
+static int touch_line = 64; /* cache line of the TOUCH kernel, bytes (bench_run sets it from the topology) */
+
 /* Arrays of kernel k for a working set of ws bytes, carved from block (NULL: sizes only). Returns the bytes of
  * block needed; *elements: elements per sweep. */
 static int64_t layout(bench_kernel k, int64_t ws, int64_t W, double *block, bench_stream_args *A, double *elements)
@@ -307,6 +334,12 @@ static int64_t layout(bench_kernel k, int64_t ws, int64_t W, double *block, benc
         if (A->nj < 3) A->nj = 3;
         A->n = A->ni * A->nj;
         *elements = (double)(m * (A->nj - 2));
+    } else if (k == BK_TOUCH) {
+        const int64_t line = touch_line / 8 > 0 ? touch_line / 8 : 8, qq = 16 * (W > line ? W : line);
+        int64_t n = ws / 8 / qq * qq;
+        A->n = n < qq ? qq : n;
+        A->ni = line;
+        *elements = (double)A->n;
     } else {
         int64_t n = ws / (8 * ki->arrays) / q * q;
         A->n = n < q ? q : n;
@@ -342,28 +375,31 @@ static void make_levels(const bench_opts *o, bench_results *r)
     r->nlevels = 0;
     int64_t prev = 0;
     for (int i = 0; i < nc; i++) {
+        /* the effective capacity (bench_effective_sizes) where the sweep measured one, else the hardware's */
+        const int64_t size = r->eff_bytes[i] > 0 ? r->eff_bytes[i] : t->cache[i].size;
         /* L1: half of it; beyond: max(4x the cache above, half the geometric mean of the two), at most half of
          * this one. Well inside each level even when a shared L3 is crowded by other tenants: on the development
          * VM the 32 MiB L3 holds 2 MiB of ours for sure, 4 MiB only at times (L2 128 KiB, L3 2 MiB there; on a
          * server with 2 MiB L2 and a 105 MiB L3: 8 MiB; A64FX L2: 362 KiB). */
-        int64_t ws = t->cache[i].size / 2;
+        int64_t ws = size / 2;
         if (i > 0) {
-            int64_t g = (int64_t)(0.5 * sqrt((double)prev * (double)t->cache[i].size));
+            int64_t g = (int64_t)(0.5 * sqrt((double)prev * (double)size));
             ws = g > 4 * prev ? g : 4 * prev;
-            if (ws > t->cache[i].size / 2) ws = t->cache[i].size / 2;
+            if (ws > size / 2) ws = size / 2;
             if (ws <= prev) ws = 2 * prev; /* a cache hardly larger than the one above: beyond it at least */
         }
         ws = ws / 4096 * 4096;
         memcpy(r->level_name[r->nlevels], t->cache[i].name, sizeof r->level_name[0]); /* both char[8] */
         r->level_bytes[r->nlevels++] = ws;
-        prev = t->cache[i].size;
+        prev = size;
     }
     const bench_cache *llc = &t->cache[nc - 1];
-    int64_t llc_total = llc->size * (llc->instances > 0 ? llc->instances : 1);
+    const int64_t llc_size = r->eff_bytes[nc - 1] > 0 ? r->eff_bytes[nc - 1] : llc->size;
+    int64_t llc_total = llc_size * (llc->instances > 0 ? llc->instances : 1);
     int64_t mem = o->mem_bytes;
     if (mem <= 0) {
         mem = (o->quick ? 4 : 8) * llc_total;
-        int64_t floor = (int64_t)(o->quick ? 64 : 256) << 20;
+        int64_t floor = (int64_t)256 << 20; /* a cyclic sweep of 64 MiB still hits a 32 MiB L3 (AMD Zen 5) */
         if (mem < floor) mem = floor;
         if (mem > phys_bytes() / 4) mem = phys_bytes() / 4;
     }
@@ -401,6 +437,10 @@ static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
     if (bench_incore_data_init(&D, r->width, o->seed + 11)) return -1;
     for (int i = 0; i < BI_N; i++) {
         if (!r->isa->incore[i]) continue;
+        /* a gather in 2^k lines needs 2^k lanes; scalar code has no gathers */
+        if (i >= BI_GATHER_1L && i <= BI_GATHER_8L && (r->width < 2 || (1 << (i - BI_GATHER_1L)) > r->width))
+            continue;
+        if ((i == BI_EMUL_TP || i == BI_MASKLD_TP) && r->width < 2) continue;
         incore_job j = {r->isa->incore[i], &D};
         double cy = 0, sec = time_best(run_incore, &j, 16, o->window, o->windows, &cy, &cal_incore[i]);
         if (nsmp_incore[i] < 4 * MAXPASS && cy > 0 && isfinite(cy)) {
@@ -409,8 +449,11 @@ static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
         }
         keep_min(&r->incore_s[i], sec);
     }
-    logf_(log, "in-core: FMA %.2f/%.2f cy, gather %.2f, index load + gather %.2f cy (best so far)\n",
-          r->incore[BI_FMA_LAT], r->incore[BI_FMA_TP], r->incore[BI_GATHER_TP], r->incore[BI_GATHERLD_TP]);
+    logf_(log, "in-core: FMA %.2f/%.2f cy, gather %.2f, index load + gather %.2f (lines 1/2/4/8: %.2f %.2f %.2f %.2f), "
+          "emulated %.2f, masked load %.2f, scalar load %.2f cy\n", r->incore[BI_FMA_LAT], r->incore[BI_FMA_TP],
+          r->incore[BI_GATHER_TP], r->incore[BI_GATHERLD_TP], r->incore[BI_GATHER_1L], r->incore[BI_GATHER_2L],
+          r->incore[BI_GATHER_4L], r->incore[BI_GATHER_8L], r->incore[BI_EMUL_TP], r->incore[BI_MASKLD_TP],
+          r->incore[BI_SLOAD_TP]);
     bench_incore_data_free(&D);
     return 0;
 }
@@ -438,7 +481,8 @@ static int measure_stream(const bench_opts *o, bench_results *r, FILE *log)
             layout((bench_kernel)k, r->level_bytes[L], W, block, &A, &el);
             fill(&A, bench_kernel_infos[k].arrays, 1.0);
             for (int u = 0; u < BENCH_NUNROLL; u++) {
-                stream_job j = {r->isa->stream[k][u], (bench_kernel)k, &A, 16 * W, (int64_t)el, 0};
+                const int64_t qk = k == BK_TOUCH && A.ni > W ? 16 * A.ni : 16 * W;
+                stream_job j = {r->isa->stream[k][u], (bench_kernel)k, &A, qk, (int64_t)el, 0};
                 double cy = 0, s = time_best(run_stream, &j, 16 * W, o->window, o->windows, &cy, &cal_stream[k][L][u]);
                 keep_min(&r->stream_s[k][L][u], s * (double)W);
                 int *ns = &nsmp_stream[k][L][u];
@@ -502,6 +546,89 @@ static int measure_latency(const bench_opts *o, bench_results *r, FILE *log)
     return 0;
 }
 
+/* Bandwidth of one core reading (SUM, 8 accumulators) working sets from twice the L2 up to 512 MiB (256 MiB with
+ * --quick, at most an eighth of the memory) in steps of sqrt(2): the best window per size, the best over calls.
+ * bench_effective_sizes reads the last-level cache's capacity off it. */
+static int measure_sweep(const bench_opts *o, bench_results *r, FILE *log)
+{
+    const bench_topo *t = &r->topo;
+    const int64_t W = r->width;
+    int64_t lo = t->ncaches >= 2 ? 2 * t->cache[1].size : (int64_t)1 << 20, hi = (int64_t)(o->quick ? 256 : 512) << 20;
+    if (hi > phys_bytes() / 8) hi = phys_bytes() / 8;
+    if (lo < (1 << 20)) lo = 1 << 20;
+    if (hi < 4 * lo) return 0;
+    bench_stream_args A;
+    double el;
+    int64_t need = layout(BK_SUM, hi, W, NULL, &A, &el);
+    double *block = bench_alloc((size_t)need);
+    if (!block) {
+        logf_(log, "spmv-machine: cannot allocate %lld bytes for the bandwidth sweep\n", (long long)need);
+        return -1;
+    }
+    int n = 0;
+    for (double sz = (double)lo; sz <= (double)hi * 1.0001 && n < BENCH_MAX_LAT; sz *= sqrt(2.0)) {
+        int64_t ws = (int64_t)sz / 4096 * 4096;
+        layout(BK_SUM, ws, W, block, &A, &el);
+        fill(&A, 1, 1.0);
+        stream_job j = {r->isa->stream[BK_SUM][3], BK_SUM, &A, 16 * W, (int64_t)el, 0};
+        double sec = time_best(run_stream, &j, 16 * W, o->window, o->windows, NULL, NULL);
+        double gbs = sec > 0 ? 8.0 / sec * 1e-9 : 0; /* seconds per element */
+        r->sweep_bytes[n] = ws;
+        keep_max(&r->sweep_gbs[n], gbs);
+        n++;
+    }
+    r->nsweep = n;
+    logf_(log, "bandwidth sweep (one core, SUM):");
+    for (int i = 0; i < n; i++) logf_(log, " %.0fM %.1f", r->sweep_bytes[i] / 1048576.0, r->sweep_gbs[i]);
+    logf_(log, " GB/s\n");
+    bench_free(block);
+    return 0;
+}
+
+/* Effective capacities: see bench.h. */
+void bench_effective_sizes(bench_results *r)
+{
+    const bench_topo *t = &r->topo;
+    const int nc = t->ncaches < 3 ? t->ncaches : 3;
+    for (int i = 0; i < BENCH_MAX_LEVELS; i++) r->eff_bytes[i] = r->eff_lat_bytes[i] = 0;
+    for (int i = 0; i < nc; i++) r->eff_bytes[i] = t->cache[i].size;
+    /* latency: the largest size of the sweep within 1.5x of the level's latency */
+    if (r->nlat >= 6)
+        for (int L = 0; L < nc && L < r->nlevels - 1; L++) {
+            if (!(r->level_lat_ns[L] > 0)) continue;
+            for (int i = 0; i < r->nlat; i++)
+                if (r->lat_bytes[i] <= t->cache[L].size && r->lat_ns[i] <= 1.5 * r->level_lat_ns[L] &&
+                    r->lat_bytes[i] >= r->level_bytes[L] && r->lat_bytes[i] > r->eff_lat_bytes[L])
+                    r->eff_lat_bytes[L] = r->lat_bytes[i];
+        }
+    /* bandwidth: fit the last-level cache's capacity */
+    const int n = r->nsweep;
+    if (n < 5 || nc < 2) return;
+    const double bm = r->sweep_gbs[n - 1];
+    double best_err = INFINITY, bestC = 0;
+    for (int c = 0; c < n - 2; c++) /* candidate capacities: the sweep's sizes and the geometric midpoints */
+        for (int h = 0; h < 2; h++) {
+            double C = h ? sqrt((double)r->sweep_bytes[c] * (double)r->sweep_bytes[c + 1]) : (double)r->sweep_bytes[c];
+            double bc = 0;
+            for (int i = 0; i < n; i++)
+                if ((double)r->sweep_bytes[i] <= C && r->sweep_gbs[i] > bc) bc = r->sweep_gbs[i];
+            if (!(bc > bm) || !(bm > 0)) continue;
+            double err = 0;
+            for (int i = 0; i < n; i++) {
+                double ws = (double)r->sweep_bytes[i], f = ws <= C ? 1.0 : C / ws;
+                double pred = 1.0 / (f / bc + (1.0 - f) / bm);
+                if (r->sweep_gbs[i] > 0) err += fabs(log(pred / r->sweep_gbs[i]));
+            }
+            if (err < best_err) best_err = err, bestC = C;
+        }
+    /* the largest size must lie well beyond it (else memory was not reached: keep the hardware's size) */
+    const int llc = nc - 1;
+    if (bestC > 0 && (double)r->sweep_bytes[n - 1] >= 4.0 * bestC) {
+        int64_t C = (int64_t)bestC / 4096 * 4096;
+        r->eff_bytes[llc] = C < t->cache[llc].size ? C : t->cache[llc].size;
+    }
+}
+
 /* One kernel on nt threads, each on its own slice of chunk elements, timed in windows in which every thread
  * does the next piece of its slice (or whole sweeps of it); the best window's bandwidth in GB/s (explicit +
  * write-allocate). Returns 0 when OpenMP gave fewer threads than asked. */
@@ -509,7 +636,8 @@ static double bw_threads(const bench_opts *o, const bench_results *r, bench_kern
                          int64_t chunk, int nt, int *got_out, int64_t *cal_p, int64_t *cal_s)
 {
     const bench_kernel_info *ki = &bench_kernel_infos[k];
-    const bench_stream_fn fn = r->isa->stream[k][3]; /* u = 8 */
+    const bench_stream_fn fn = r->isa->stream[k][3]; /* u = 8 (SUM: 8 accumulators) */
+    const double window = o->window > 0.001 ? o->window : 0.001; /* amortizes the barriers and the prefetch ramp */
     const int64_t q = 16 * r->width;
     double best = INFINITY, t0 = 0;
     int64_t piece = q * 16 < chunk ? q * 16 : chunk, sweeps = 1, pos = 0;
@@ -552,7 +680,7 @@ static double bw_threads(const bench_opts *o, const bench_results *r, bench_kern
                 if (w < 0 && calib) {
                     /* warm-up */
                 } else if (w < 0) { /* grow the piece (then whole sweeps) to about one window */
-                    if (dt < 0.5 * o->window) {
+                    if (dt < 0.5 * window) {
                         if (piece < chunk) piece = piece * 2 < chunk ? piece * 2 : chunk;
                         else sweeps *= 2;
                     } else {
@@ -589,7 +717,7 @@ static int measure_bw(const bench_opts *o, bench_results *r, FILE *log)
     if (nmax < 1) nmax = 1;
     const int64_t ws = r->level_bytes[r->nlevels - 1];
     int64_t need = 0;
-    static const bench_kernel kinds[BW_NKINDS] = {BK_LOAD, BK_COPY, BK_TRIAD};
+    static const bench_kernel kinds[BW_NKINDS] = {BK_SUM, BK_COPY, BK_TRIAD}; /* SUM: STREAM's read-only "sum" */
     for (int kk = 0; kk < BW_NKINDS; kk++) {
         bench_stream_args A;
         double el;
@@ -650,13 +778,23 @@ int bench_run(const bench_opts *opts, bench_results *r, FILE *log)
     bench_topo_detect(&r->topo);
     r->isa = o.isa;
     r->width = o.isa->width();
+    touch_line = r->topo.cacheline > 0 ? r->topo.cacheline : 64;
     const char *pl = getenv("OMP_PLACES"), *pb = getenv("OMP_PROC_BIND");
     r->pinned = (pl && *pl) || (pb && *pb) ? 2 : 1;
-    make_levels(&o, r);
     if (r->pinned == 1) {
         bench_affinity_save();
         bench_pin(r->topo.core_cpus[0]);
     }
+    /* the effective last-level cache first: the working sets of the levels depend on it (3 sweeps, the best) */
+    int st = 0;
+    bench_effective_sizes(r);
+    if (parts & (BENCH_PART_STREAM | BENCH_PART_BW | BENCH_PART_LATENCY)) {
+        double t = bench_now();
+        for (int k = 0; k < 3 && !st; k++) st = measure_sweep(&o, r, log);
+        bench_effective_sizes(r);
+        r->seconds[3] += bench_now() - t;
+    }
+    make_levels(&o, r);
     memset(cal_incore, 0, sizeof cal_incore);
     memset(nsmp_incore, 0, sizeof nsmp_incore);
     memset(nsmp_stream, 0, sizeof nsmp_stream);
@@ -664,7 +802,6 @@ int bench_run(const bench_opts *opts, bench_results *r, FILE *log)
     memset(cal_lat, 0, sizeof cal_lat);
     memset(cal_piece, 0, sizeof cal_piece);
     memset(cal_sweeps, 0, sizeof cal_sweeps);
-    int st = 0;
     double clocks[64];
     int npass = 0;
     for (int pass = 0; pass < o.passes && !st; pass++) {
@@ -693,6 +830,7 @@ int bench_run(const bench_opts *opts, bench_results *r, FILE *log)
         }
     }
     r->passes = npass;
+    bench_effective_sizes(r); /* again, with the latency sweep */
     /* the clock: the median of the passes (each the best of its windows) */
     if (npass > 0) {
         qsort(clocks, (size_t)npass, sizeof *clocks, cmp_dbl);
@@ -726,14 +864,14 @@ double bench_gbs(const bench_results *r, bench_kernel k, int level, double cy, i
     return bytes / cy * r->clock_ghz;                                      /* B/cy * Gcy/s */
 }
 
-/* saturated TRIAD bandwidth of one NUMA domain, GB/s: the curve's maximum, else one core's TRIAD in memory */
+/* saturated bandwidth of one NUMA domain, GB/s: the curve's maximum, else one core's in memory */
 static double bw_sat(const bench_results *r, int kind)
 {
     double m = 0;
     for (int i = 0; i < r->nthreads; i++)
         if (r->bw[kind][i] > m) m = r->bw[kind][i];
     if (m > 0) return m;
-    static const bench_kernel kk[BW_NKINDS] = {BK_LOAD, BK_COPY, BK_TRIAD};
+    static const bench_kernel kk[BW_NKINDS] = {BK_SUM, BK_COPY, BK_TRIAD};
     int L = r->nlevels - 1;
     return bench_gbs(r, kk[kind], L, bench_best_cy(r, kk[kind], L, NULL), 1);
 }
@@ -745,81 +883,179 @@ static double read_cy(const bench_results *r, int level)
     return l > 0 && (!(s > 0) || l < s) ? l : s;
 }
 
-/* upstream read bandwidth (B/cy) of each level i >= 1 under the rule, from one read-only stream (8W bytes per VL) */
-static void calibrate(const bench_results *r, spmv_overlap rule, double bw[BENCH_MAX_LEVELS])
-{
-    const double bytes = 8.0 * r->width;
-    for (int i = 0; i < BENCH_MAX_LEVELS; i++) bw[i] = 0;
-    double T0 = read_cy(r, 0);
-    bw[0] = T0 > 0 ? bytes / T0 : 0;
-    for (int i = 1; i < r->nlevels - 1; i++) {
-        double Ti = read_cy(r, i), Tp = read_cy(r, i - 1);
-        if (!(Ti > 0)) continue;
-        double t = Ti;
-        if (rule != SPMV_OVERLAP_FULL) {
-            t = Ti - Tp; /* the levels add up: this level's share is the increase */
-            if (t < 0.1 * Ti) t = 0.1 * Ti;
-        }
-        bw[i] = bytes / t;
-    }
-    double sat = bw_sat(r, BW_TRIAD);
-    bw[r->nlevels - 1] = r->clock_ghz > 0 ? sat / r->clock_ghz : 0;
-}
+/* the kernels the fit scores (LOAD calibrates; STENCIL depends on layer conditions) */
+static const bench_kernel fit_kernels[] = {BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_TRIAD, BK_SUM, BK_SCHOENAUER};
+enum { NFIT = sizeof fit_kernels / sizeof *fit_kernels };
 
-static void part(spmv_overlap rule, double rd, double wr, double *nol, double *ol)
+/* a machine for the ECM combination: the results' levels (the last is memory) with the given rules and bandwidths
+ * (levels not fitted yet get a placeholder: T_data[L] depends on the levels up to L only) */
+static void fit_machine(const bench_results *r, const spmv_overlap *rule, const double *bw, spmv_machine *m)
 {
-    switch (rule) {
-    case SPMV_OVERLAP_NONE: *nol += rd + wr; break;
-    case SPMV_OVERLAP_FULL: if (rd + wr > *ol) *ol = rd + wr; break;
-    case SPMV_OVERLAP_A64FX:
-        *nol += rd;
-        if (wr > *ol) *ol = wr;
-        break;
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "fit");
+    m->clock_ghz = r->clock_ghz > 0 ? r->clock_ghz : 1.0;
+    m->sockets = m->cores_per_socket = m->cores_per_numa = 1;
+    m->cacheline = 64;
+    m->simd_width = r->width > 0 ? r->width : 1;
+    m->nlevels = r->nlevels;
+    for (int i = 0; i < r->nlevels; i++) {
+        spmv_machine_level *l = &m->level[i];
+        const int mem = i == r->nlevels - 1;
+        snprintf(l->name, sizeof l->name, mem ? "MEM" : "C%d", i + 1);
+        l->size = mem ? 0 : (int64_t)64 << (2 * i + 4);
+        l->cores_per_group = 1;
+        l->upstream_bw = bw[i] > 0 ? bw[i] : 1.0;
+        l->overlap = rule[i];
     }
 }
 
-static double predict(const bench_results *r, spmv_overlap rule, const double *bw, bench_kernel k, int level)
+/* cy/VL of kernel k with its data in level L, by the library's ECM */
+static double fit_predict(const bench_results *r, const spmv_overlap *rule, const double *bw, bench_kernel k, int L)
 {
     const bench_kernel_info *ki = &bench_kernel_infos[k];
     const double W = r->width;
     const double ld = bench_best_cy(r, BK_LOAD, 0, NULL), st = bench_best_cy(r, BK_INIT, 0, NULL);
-    double nol = 0, ol = 0;
-    part(rule, ki->loads * ld, ki->stores * st, &nol, &ol);
-    for (int i = 1; i <= level; i++) {
-        if (!(bw[i] > 0)) return 0;
-        part(rule, (ki->rd + ki->wa) * W / bw[i], ki->wr * W / bw[i], &nol, &ol);
+    if (r->nlevels < 2 || L >= r->nlevels) return 0;
+    spmv_machine m;
+    fit_machine(r, rule, bw, &m);
+    spmv_ecm_loop lp;
+    memset(&lp, 0, sizeof lp);
+    lp.T_load = ki->loads * ld;
+    lp.T_store = ki->stores * st;
+    for (int i = 1; i < r->nlevels; i++) {
+        lp.rd[i] = (ki->rd + ki->wa) * W;
+        lp.wr[i] = ki->wr * W;
     }
-    return nol > ol ? nol : ol;
+    double T[SPMV_MACHINE_MAX_LEVELS];
+    if (spmv_ecm_loop_predict(&m, &lp, T)) return 0;
+    return T[L];
 }
 
-spmv_overlap bench_overlap_test(const bench_results *r, double err[3],
-                                double pred[3][BK_NKERNELS][BENCH_MAX_LEVELS])
+/* mean |log(pred/meas)| of the fit kernels at level L (INFINITY when none measured) */
+static double fit_error(const bench_results *r, const spmv_overlap *rule, const double *bw, int L, double *pred)
 {
-    static const bench_kernel fit[] = {BK_COPY, BK_DAXPY, BK_DOT, BK_INIT, BK_TRIAD, BK_SCHOENAUER};
-    spmv_overlap best = SPMV_OVERLAP_NONE;
-    for (int rule = 0; rule < 3; rule++) {
-        double bw[BENCH_MAX_LEVELS];
-        calibrate(r, (spmv_overlap)rule, bw);
-        double sum = 0;
-        int n = 0;
-        for (int k = 0; k < BK_NKERNELS; k++)
-            for (int L = 0; L < BENCH_MAX_LEVELS; L++) {
-                double p = L < r->nlevels ? predict(r, (spmv_overlap)rule, bw, (bench_kernel)k, L) : 0;
-                if (pred) pred[rule][k][L] = p;
-            }
-        for (size_t f = 0; f < sizeof fit / sizeof *fit; f++)
-            for (int L = 1; L < r->nlevels - 1; L++) {
-                double m = bench_best_cy(r, fit[f], L, NULL);
-                double p = predict(r, (spmv_overlap)rule, bw, fit[f], L);
-                if (m > 0 && p > 0) sum += fabs(log(p / m)), n++;
-            }
-        err[rule] = n ? sum / n : INFINITY;
-        if (err[rule] < err[best]) best = (spmv_overlap)rule;
+    double sum = 0;
+    int n = 0;
+    for (int f = 0; f < NFIT; f++) {
+        double meas = bench_best_cy(r, fit_kernels[f], L, NULL), p = fit_predict(r, rule, bw, fit_kernels[f], L);
+        if (pred) pred[fit_kernels[f]] = p;
+        if (meas > 0 && p > 0) sum += fabs(log(p / meas)), n++;
     }
-    return best;
+    return n ? sum / n : INFINITY;
 }
 
-void bench_fill_machine(const bench_results *r, spmv_overlap rule, const char *name, spmv_machine *m)
+/* the upstream read bandwidth of level L under the rules that makes the read-only stream's prediction equal its
+ * measurement (bisection in log space over 1e-3 .. 1e5 B/cy); 1e5 when even that is too slow */
+static double calibrate_level(const bench_results *r, const spmv_overlap *rule, double *bw, int L)
+{
+    const double meas = read_cy(r, L);
+    if (!(meas > 0)) return 0;
+    double lo = log(1e-3), hi = log(1e5), keep = bw[L];
+    bw[L] = exp(hi);
+    if (fit_predict(r, rule, bw, BK_LOAD, L) > meas) {
+        bw[L] = keep;
+        return exp(hi);
+    }
+    for (int it = 0; it < 80; it++) {
+        double mid = 0.5 * (lo + hi);
+        bw[L] = exp(mid);
+        if (fit_predict(r, rule, bw, BK_LOAD, L) > meas) lo = mid; /* too slow: more bandwidth */
+        else hi = mid;
+    }
+    bw[L] = keep;
+    return exp(0.5 * (lo + hi));
+}
+
+/* the fit with L1's rule given (l1 < 0: forced applies) */
+static void overlap_fit(const bench_results *r, int forced, int l1, bench_fit *fit)
+{
+    memset(fit, 0, sizeof *fit);
+    const int n = r->nlevels;
+    const double W = r->width;
+    for (int L = 0; L < BENCH_MAX_LEVELS; L++)
+        for (int q = 0; q < 3; q++) fit->err[L][q] = INFINITY;
+    spmv_overlap rule[BENCH_MAX_LEVELS];
+    double bw[BENCH_MAX_LEVELS];
+    for (int i = 0; i < BENCH_MAX_LEVELS; i++) rule[i] = forced >= 0 ? (spmv_overlap)forced : SPMV_OVERLAP_A64FX, bw[i] = 0;
+    const double T0 = read_cy(r, 0);
+    bw[0] = T0 > 0 ? 8.0 * W / T0 : 0;
+    /* measured link bandwidths: the most bytes per cycle any kernel moved towards the core at the level (TOUCH, one
+     * load per line, the least core work per byte, included); a rule that needs a faster link than that is not
+     * supported by the measurements */
+    for (int L = 1; L < n; L++) {
+        double cap = 0;
+        for (int k = 0; k < BK_NKERNELS; k++) {
+            if (k == BK_STENCIL) continue;
+            double ck = bench_best_cy(r, (bench_kernel)k, L, NULL);
+            double b = (bench_kernel_infos[k].rd + bench_kernel_infos[k].wa) * W;
+            if (ck > 0 && b / ck > cap) cap = b / ck;
+        }
+        fit->cap[L] = cap;
+    }
+    if (l1 >= 0) rule[0] = (spmv_overlap)l1;
+    fit->err[0][rule[0]] = fit_error(r, rule, bw, 0, fit->pred[0][rule[0]]);
+    fit->rule[0] = rule[0];
+    fit->bw[0] = bw[0];
+    for (int L = 1; L < n; L++) {
+        int best = -1;
+        /* the simplest hypothesis first: a tie (rules the kernels cannot tell apart) keeps full, then partial */
+        static const int order[3] = {SPMV_OVERLAP_FULL, SPMV_OVERLAP_A64FX, SPMV_OVERLAP_NONE};
+        for (int oi = 0; oi < 3; oi++) {
+            const int q = order[oi];
+            if (forced >= 0 && q != forced) continue;
+            rule[L] = (spmv_overlap)q;
+            double b = calibrate_level(r, rule, bw, L);
+            if (!(b > 0)) continue;
+            /* a link faster than any measurement through it is rejected: the rule is scored at the measured link
+             * bandwidth instead */
+            fit->clamped[L][q] = forced < 0 && fit->cap[L] > 0 && b > 1.1 * fit->cap[L]; /* 10 %: noise */
+            if (fit->clamped[L][q]) b = fit->cap[L];
+            fit->try_bw[L][q] = b;
+            bw[L] = b;
+            double e = fit_error(r, rule, bw, L, fit->pred[L][q]);
+            fit->err[L][q] = e;
+            if (best < 0 || e < fit->err[L][best]) best = q;
+        }
+        if (best < 0 || !isfinite(fit->err[L][best])) best = forced >= 0 ? forced : SPMV_OVERLAP_FULL;
+        rule[L] = (spmv_overlap)best;
+        bw[L] = fit->try_bw[L][best] > 0 ? fit->try_bw[L][best] : (fit->cap[L] > 0 ? fit->cap[L] : 1.0);
+        fit->rule[L] = rule[L];
+        fit->bw[L] = bw[L];
+    }
+    double sum = 0;
+    int cnt = 0;
+    for (int k = 0; k < BK_NKERNELS; k++)
+        for (int L = 0; L < n; L++) fit->final[k][L] = fit_predict(r, rule, bw, (bench_kernel)k, L);
+    for (int f = 0; f < NFIT; f++)
+        for (int L = 1; L < n; L++) {
+            double meas = bench_best_cy(r, fit_kernels[f], L, NULL), p = fit->final[fit_kernels[f]][L];
+            if (meas > 0 && p > 0) sum += fabs(log(p / meas)), cnt++;
+        }
+    fit->total_err = cnt ? sum / cnt : INFINITY;
+}
+
+void bench_overlap_fit(const bench_results *r, int forced, bench_fit *fit)
+{
+    if (forced >= 0) {
+        overlap_fit(r, forced, -1, fit);
+        return;
+    }
+    /* L1: stores overlap with the transfers (a64fx-partial, the usual convention) or the L1 part overlaps with
+     * everything (full): the one whose whole fit explains the kernels better (a tie keeps a64fx-partial) */
+    static bench_fit other;
+    overlap_fit(r, -1, SPMV_OVERLAP_A64FX, fit);
+    overlap_fit(r, -1, SPMV_OVERLAP_FULL, &other);
+    if (other.total_err < fit->total_err - 1e-12) {
+        other.err[0][SPMV_OVERLAP_A64FX] = fit->err[0][SPMV_OVERLAP_A64FX];
+        memcpy(other.pred[0][SPMV_OVERLAP_A64FX], fit->pred[0][SPMV_OVERLAP_A64FX], sizeof other.pred[0][0]);
+        *fit = other;
+    } else {
+        fit->err[0][SPMV_OVERLAP_FULL] = other.err[0][SPMV_OVERLAP_FULL];
+        memcpy(fit->pred[0][SPMV_OVERLAP_FULL], other.pred[0][SPMV_OVERLAP_FULL], sizeof fit->pred[0][0]);
+    }
+}
+
+void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char *name, spmv_machine *m)
 {
     memset(m, 0, sizeof *m);
     const bench_topo *t = &r->topo;
@@ -853,6 +1089,10 @@ void bench_fill_machine(const bench_results *r, spmv_overlap rule, const char *n
     m->gather_index_penalty = r->incore[BI_GATHERLD_TP] > 0 && pen > 0 ? pen : 0;
     m->hadd_latency = r->incore[BI_HADD_LAT];
     m->hadd_rthroughput = r->incore[BI_HADD_TP];
+    m->scalar_load_rthroughput = r->incore[BI_SLOAD_TP];
+    m->masked_load_rthroughput = r->incore[BI_MASKLD_TP];
+    m->emul_gather_rthroughput = r->incore[BI_EMUL_TP];
+    for (int j = 0; j < 4; j++) m->gather_lines_rthroughput[j] = r->incore[BI_GATHER_1L + j];
     m->bw_load = bw_sat(r, BW_LOAD);
     m->bw_copy = bw_sat(r, BW_COPY);
     m->bw_triad = bw_sat(r, BW_TRIAD);
@@ -864,8 +1104,6 @@ void bench_fill_machine(const bench_results *r, spmv_overlap rule, const char *n
         m->bw_copy_n[i] = r->bw[BW_COPY][i];
         m->bw_triad_n[i] = r->bw[BW_TRIAD][i];
     }
-    double bw[BENCH_MAX_LEVELS];
-    calibrate(r, rule, bw);
     int nc = t->ncaches < 3 ? t->ncaches : 3;
     if (nc > r->nlevels - 1) nc = r->nlevels - 1;
     m->nlevels = nc + 1;
@@ -877,16 +1115,20 @@ void bench_fill_machine(const bench_results *r, spmv_overlap rule, const char *n
         l->cores_per_group = t->cache[i].shared_cores < m->cores_per_socket ? t->cache[i].shared_cores
                                                                             : m->cores_per_socket;
         if (l->cores_per_group < 1) l->cores_per_group = 1;
-        l->upstream_bw = bw[i] > 0 ? bw[i] : 8.0 * m->simd_width; /* unmeasured: a placeholder, see the tool */
+        l->upstream_bw = fit->bw[i] > 0 ? fit->bw[i] : 8.0 * m->simd_width; /* unmeasured: a placeholder */
         if (i == 0) {
             double st = bench_best_cy(r, BK_INIT, 0, NULL);
             l->upstream_write_bw = st > 0 ? 8.0 * r->width / st : 0;
         }
-        l->overlap = rule;
+        l->overlap = fit->rule[i];
+        if (r->eff_bytes[i] > 0 && r->eff_bytes[i] < l->size && r->eff_bytes[i] >= m->cacheline)
+            l->effective_size = r->eff_bytes[i];
+        const int64_t eff = l->effective_size > 0 ? l->effective_size : l->size;
+        if (r->eff_lat_bytes[i] >= m->cacheline && r->eff_lat_bytes[i] < eff) l->random_size = r->eff_lat_bytes[i];
     }
     spmv_machine_level *mem = &m->level[nc];
     snprintf(mem->name, sizeof mem->name, "MEM");
     mem->cores_per_group = m->cores_per_numa;
-    mem->upstream_bw = bw[r->nlevels - 1] > 0 ? bw[r->nlevels - 1] : 1.0;
-    mem->overlap = rule;
+    mem->upstream_bw = fit->bw[r->nlevels - 1] > 0 ? fit->bw[r->nlevels - 1] : 1.0;
+    mem->overlap = fit->rule[r->nlevels - 1];
 }

@@ -197,6 +197,26 @@ BT_AI double bt_stencil(const bench_stream_args *A, int64_t reps, const int U)
     return b[ni + W];
 }
 
+/* one vector load per cache line of A->ni doubles (the link's bandwidth with almost no core work) */
+BT_AI double bt_touch(const bench_stream_args *A, int64_t reps, const int U)
+{
+    const double *restrict a = A->a;
+    const int64_t n = A->n, L = A->ni, step = U * L;
+    for (int64_t r = 0; r < reps; r++) {
+        for (int64_t i = 0; i < n; i += step) {
+#define S(k)                                                                                                     \
+    if (U > k) {                                                                                                 \
+        VEC v = VLOAD(a + i + k * L);                                                                            \
+        VSINK(v);                                                                                                \
+    }
+            BT_REP16(S)
+#undef S
+        }
+        BT_BARRIER();
+    }
+    return a[0];
+}
+
 #define BT_WRAP(kern, U)                                                                                         \
     BT_NI double BT_FN(kern##_u##U)(const bench_stream_args *A, int64_t reps) { return bt_##kern(A, reps, U); }
 #define BT_WRAPS(kern) BT_WRAP(kern, 1) BT_WRAP(kern, 2) BT_WRAP(kern, 4) BT_WRAP(kern, 8) BT_WRAP(kern, 16)
@@ -209,11 +229,12 @@ BT_WRAPS(triad)
 BT_WRAPS(sum)
 BT_WRAPS(schoenauer)
 BT_WRAPS(stencil)
+BT_WRAPS(touch)
 #define BT_ROW(kern) {BT_FN(kern##_u1), BT_FN(kern##_u2), BT_FN(kern##_u4), BT_FN(kern##_u8), BT_FN(kern##_u16)}
 /* in bench_kernel order */
 #define BT_STREAM_TABLE                                                                                          \
     {BT_ROW(copy), BT_ROW(daxpy), BT_ROW(dot), BT_ROW(init), BT_ROW(load), BT_ROW(triad), BT_ROW(sum),           \
-     BT_ROW(schoenauer), BT_ROW(stencil)}
+     BT_ROW(schoenauer), BT_ROW(stencil), BT_ROW(touch)}
 
 /* ============================================================================ in-core instructions */
 
@@ -340,6 +361,110 @@ BT_NI int64_t BT_FN(gatherld_lat)(int64_t iters, const bench_incore_data *D)
     return iters * 16;
 }
 
+/* index load + gather over idxl[J]: every vector's addresses in 1, 2, 4 or 8 distinct lines (at most W) */
+#define BT_GATHERK(name, J)                                                                                      \
+    BT_NI int64_t BT_FN(name)(int64_t iters, const bench_incore_data *D)                                         \
+    {                                                                                                            \
+        const int64_t W = BT_W, n = D->nidx, step = 8 * W;                                                       \
+        const int32_t *idx = D->idxl[J];                                                                         \
+        const double *x = D->x;                                                                                  \
+        int64_t p = 0;                                                                                           \
+        for (int64_t it = 0; it < iters; it++) {                                                                 \
+            BT_REP8(BT_GATHERK_S)                                                                                \
+            p += step;                                                                                           \
+            if (p >= n) p = 0;                                                                                   \
+        }                                                                                                        \
+        return iters * 8;                                                                                        \
+    }
+#define BT_GATHERK_S(k)                                                                                          \
+    {                                                                                                            \
+        VEC g = VGATHER(x, ILOAD(idx + p + k * W));                                                              \
+        VSINK(g);                                                                                                \
+    }
+BT_GATHERK(gather1l_tp, 0)
+BT_GATHERK(gather2l_tp, 1)
+BT_GATHERK(gather4l_tp, 2)
+BT_GATHERK(gather8l_tp, 3)
+
+#ifdef VEMUL
+/* emulated gather as the SpMV kernels do it: W scalar index loads, W scalar x loads, inserts */
+BT_NI int64_t BT_FN(emul_tp)(int64_t iters, const bench_incore_data *D)
+{
+    const int64_t W = BT_W, n = D->nidx, step = 8 * W;
+    const int32_t *idx = D->idx;
+    const double *x = D->x;
+    int64_t p = 0;
+    for (int64_t it = 0; it < iters; it++) {
+#define S(k)                                                                                                     \
+    {                                                                                                            \
+        VEC g = VEMUL(x, idx + p + k * W);                                                                       \
+        VSINK(g);                                                                                                \
+    }
+        BT_REP8(S)
+#undef S
+        p += step;
+        if (p >= n) p = 0;
+    }
+    return iters * 8;
+}
+#define BT_EMUL_FN BT_FN(emul_tp)
+#else
+#define BT_EMUL_FN NULL
+#endif
+
+#ifdef VMASKLOADU
+/* masked unaligned vector loads from L1 at offsets 0..7 doubles past a line start (x of SELL run columns) */
+BT_NI int64_t BT_FN(maskld_tp)(int64_t iters, const bench_incore_data *D)
+{
+    const int64_t W = BT_W, n = D->nx - 2 * W - 8;
+    const double *x = D->x;
+    const int64_t *mk = D->maskv;
+    int64_t p = 0;
+    for (int64_t it = 0; it < iters; it++) {
+#define S(k)                                                                                                     \
+    {                                                                                                            \
+        VEC g = VMASKLOADU(x + p + k, mk);                                                                       \
+        VSINK(g);                                                                                                \
+    }
+        BT_REP8(S)
+#undef S
+        p += 8 * W > 64 ? 8 * W : 64;
+        if (p >= n) p = 0;
+    }
+    return iters * 8;
+}
+#define BT_MASKLD_FN BT_FN(maskld_tp)
+#else
+#define BT_MASKLD_FN NULL
+#endif
+
+/* scalar loads in the mix of a CRS entry (a 4-byte index into a general register, an 8-byte value and an 8-byte x
+ * element into vector registers), 5 entries = 15 independent loads per round */
+BT_NI int64_t BT_FN(sload_tp)(int64_t iters, const bench_incore_data *D)
+{
+    const double *x = D->x;
+    const int32_t *idx = D->idx;
+    const int64_t n = D->nx - 16, ni = D->nidx - 8;
+    int64_t p = 0, q = 0;
+    for (int64_t it = 0; it < iters; it++) {
+#define S(k)                                                                                                     \
+    {                                                                                                            \
+        int64_t c = idx[q + k];                                                                                  \
+        double v = x[p + 2 * k], w = x[p + 2 * k + 1];                                                           \
+        __asm__ volatile("" ::"r"(c));                                                                           \
+        SSINK(v);                                                                                                \
+        SSINK(w);                                                                                                \
+    }
+        S(0) S(1) S(2) S(3) S(4)
+#undef S
+        p += 10;
+        if (p >= n) p = 0;
+        q += 5;
+        if (q >= ni) q = 0;
+    }
+    return iters * 15;
+}
+
 #if BT_HAS_HADD
 /* horizontal add latency: the sum goes back into lane 0 and is summed again */
 BT_NI int64_t BT_FN(hadd_lat)(int64_t iters, const bench_incore_data *D)
@@ -381,4 +506,6 @@ BT_NI int64_t BT_FN(hadd_tp)(int64_t iters, const bench_incore_data *D)
 /* in bench_incore order */
 #define BT_INCORE_TABLE                                                                                          \
     {BT_FN(fma_lat), BT_FN(fma_tp), BT_FN(add_lat), BT_FN(add_tp), BT_FN(mul_lat), BT_FN(mul_tp),                \
-     BT_FN(gather_lat), BT_FN(gather_tp), BT_FN(gatherld_lat), BT_FN(gatherld_tp), BT_HADD_FNS}
+     BT_FN(gather_lat), BT_FN(gather_tp), BT_FN(gatherld_lat), BT_FN(gatherld_tp), BT_HADD_FNS,                 \
+     BT_FN(gather1l_tp), BT_FN(gather2l_tp), BT_FN(gather4l_tp), BT_FN(gather8l_tp), BT_EMUL_FN, BT_MASKLD_FN,    \
+     BT_FN(sload_tp)}

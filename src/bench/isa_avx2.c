@@ -40,6 +40,16 @@ static inline __m128d hsum2(__m256d v)
 #define VHSUM_S(v) _mm_cvtsd_f64(hsum2(v))
 #define VHSUM_V(v) _mm256_castpd128_pd256(hsum2(v))
 
+/* the emulated gather of the SpMV kernels (src/kernels/avx2/sell_avx2.c, gather4 X_EMUL) */
+static inline __m256d emul4(const double *x, const int32_t *c)
+{
+    const __m128d p0 = _mm_loadh_pd(_mm_load_sd(x + c[0]), x + c[1]);
+    const __m128d p1 = _mm_loadh_pd(_mm_load_sd(x + c[2]), x + c[3]);
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
+}
+#define VEMUL(base, c) emul4((base), (c))
+#define VMASKLOADU(p, mk) _mm256_maskload_pd((p), _mm256_loadu_si256((const __m256i *)(const void *)(mk)))
+
 #include "bench_template.h"
 
 static int width(void) { return 4; }

@@ -40,6 +40,21 @@ static inline __m128d hsum2(__m512d v)
 #define VHSUM_S(v) _mm_cvtsd_f64(hsum2(v))
 #define VHSUM_V(v) _mm512_castpd128_pd512(hsum2(v))
 
+/* the emulated gather of the SpMV kernels (src/kernels/avx512/sell_avx512.c, emul_gather8) */
+static inline __m512d emul8(const double *x, const int32_t *c)
+{
+    const __m128d p0 = _mm_loadh_pd(_mm_load_sd(x + c[0]), x + c[1]);
+    const __m128d p1 = _mm_loadh_pd(_mm_load_sd(x + c[2]), x + c[3]);
+    const __m128d p2 = _mm_loadh_pd(_mm_load_sd(x + c[4]), x + c[5]);
+    const __m128d p3 = _mm_loadh_pd(_mm_load_sd(x + c[6]), x + c[7]);
+    const __m256d q0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
+    const __m256d q1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p2), p3, 1);
+    return _mm512_insertf64x4(_mm512_castpd256_pd512(q0), q1, 1);
+}
+#define VEMUL(base, c) emul8((base), (c))
+/* masked unaligned load, the mask an opaque run-time value (as the run columns' masks) */
+#define VMASKLOADU(p, mk) _mm512_maskz_loadu_pd((__mmask8)(mk)[0], (p))
+
 #include "bench_template.h"
 
 static int width(void) { return 8; }

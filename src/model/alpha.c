@@ -206,97 +206,369 @@ static int lg2(int32_t v)
     return b;
 }
 
-static void fill(spmv_alpha *a, int64_t misses, int64_t accesses, int64_t nnz, int64_t cols, int32_t line)
-{
-    a->accesses = accesses;
-    a->misses = misses;
-    a->alpha = nnz > 0 ? (double)misses * line / (8.0 * (double)nnz) : 0.0;
-    a->alpha_min = nnz > 0 ? (double)cols / (double)nnz : 0.0;
-    a->alpha_max = line / 8.0;
-}
-
-/* One matrix, either format: the x columns of row (CRS) or chunk (SELL) i are cols[ptr[i] .. ptr[i+1]) in the
- * kernel's order (a SELL chunk is stored column by column, lanes consecutive). */
+/* One matrix, either format, in the kernel's order: the x columns of row (CRS) or chunk (SELL) i are
+ * cols[ptr[i] .. ptr[i+1]) (a SELL chunk is stored column by column, lanes consecutive). For the competing streams
+ * (streams = 1): the entries' values (8 B) and indices (4 B) are the contiguous arrays at those offsets; a SELL
+ * chunk's first runs[i] columns (C entries each) read no indices (run columns: one 4-byte base instead); each row
+ * (chunk) reads its offset(s) (offs bytes) and writes y: CRS row i: y[i]; SELL chunk i: y of its C lanes, y[i*C + r]
+ * in the permuted order, y[perm[i*C + r]] in the original one. */
 typedef struct stream {
     const int64_t *ptr;
     const int32_t *col;
-    int32_t n; /* rows or chunks */
+    int32_t n;            /* rows or chunks */
+    int32_t C;            /* SELL chunk height; 0 for CRS */
+    int32_t rows, cols;
+    const int32_t *runs;  /* SELL: run columns per chunk (NULL: none) */
+    const int32_t *perm;  /* SELL in the original order: y[perm[.]]; NULL: contiguous */
+    int offs;             /* bytes of row/chunk offsets per row/chunk */
 } stream;
 
-/* The accesses of stream s and then of stream s2 (the CRS part of a hybrid SELL matrix; n = 0: none), each split
- * into nthreads ranges balanced by entries; thread t runs its range of s, then its range of s2. */
-static spmv_status simulate(const char *fn, stream s, stream s2, int64_t cache_bytes, int32_t line, int32_t ways,
-                            int32_t nthreads, int32_t shared_by, int64_t *misses_out)
+/* simulation state: the cache, the line-id bases of the streams, the per-stream last lines, the counts */
+typedef struct sim {
+    lru c;
+    int sh;                    /* log2(line) */
+    int streams;
+    int64_t base_val, base_idx, base_y, base_off, base_run; /* line-id offsets of the streams (x: 0) */
+    int64_t last_val, last_idx, last_y, last_off, last_run;
+    uint8_t *seen;             /* x lines touched in the current counted window (bounds); NULL: exact run */
+    int counting;              /* 0: warm-up */
+    int64_t acc;               /* every cache access simulated (x and streams) */
+    int64_t xacc;              /* x accesses counted */
+    int64_t xmiss;             /* x misses counted */
+    int64_t first, reuse_miss; /* counted x accesses whose line is new in the window; misses among the others */
+} sim;
+
+static inline void touch(sim *m, int64_t line, int64_t *last)
+{
+    if (line == *last) return;
+    *last = line;
+    m->acc++;
+    lru_access(&m->c, line);
+}
+
+/* the accesses of row/chunk i */
+static void sim_item(sim *m, const stream *s, int32_t i)
+{
+    const int sh = m->sh;
+    const int64_t b = s->ptr[i], e = s->ptr[i + 1];
+    if (m->streams) touch(m, m->base_off + (((int64_t)i * s->offs) >> sh), &m->last_off);
+    int64_t runend = b;
+    if (m->streams && s->runs) runend = b + (int64_t)s->runs[i] * s->C;
+    for (int64_t k = b; k < e; k++) {
+        if (m->streams) {
+            touch(m, m->base_val + ((k * 8) >> sh), &m->last_val);
+            if (k >= runend) touch(m, m->base_idx + ((k * 4) >> sh), &m->last_idx);
+            else if ((k - b) % s->C == 0) /* a run column's base index (its position in runbase: about) */
+                touch(m, m->base_run + ((((k - b) / s->C + b / s->C) * 4) >> sh), &m->last_run);
+        }
+        const int64_t line = (int64_t)s->col[k] >> (sh - 3);
+        m->acc++;
+        const int64_t before = m->c.misses;
+        lru_access(&m->c, line);
+        if (!m->counting) continue;
+        const int miss = m->c.misses != before;
+        m->xacc++;
+        m->xmiss += miss;
+        if (m->seen) {
+            uint8_t *byte = &m->seen[line >> 3], bit = (uint8_t)(1u << (line & 7));
+            if (!(*byte & bit)) {
+                *byte |= bit;
+                m->first++;
+            } else {
+                m->reuse_miss += miss;
+            }
+        }
+    }
+    if (m->streams) { /* y written: the write-allocate brings its line in */
+        if (!s->C) {
+            touch(m, m->base_y + (((int64_t)i * 8) >> sh), &m->last_y);
+        } else {
+            for (int32_t r = 0; r < s->C; r++) {
+                int64_t row = (int64_t)i * s->C + r;
+                if (row >= s->rows) break;
+                if (s->perm) row = s->perm[row];
+                touch(m, m->base_y + ((row * 8) >> sh), &m->last_y);
+            }
+        }
+    }
+}
+
+/* rows [from[j], to[j]) of the g threads of a group, interleaved one row (chunk) at a time */
+static void sim_interleaved(sim *m, const stream *s, int32_t g, const int32_t *from, const int32_t *to, int32_t *cur)
+{
+    for (int32_t j = 0; j < g; j++) cur[j] = from[j];
+    for (int active = 1; active;) {
+        active = 0;
+        for (int32_t j = 0; j < g; j++) {
+            if (cur[j] >= to[j]) continue;
+            active = 1;
+            sim_item(m, s, cur[j]++);
+        }
+    }
+}
+
+/* x lines referenced at least once: the compulsory misses of one multiply */
+static int64_t compulsory(const stream *s, int sh, uint8_t *bits, int64_t nlines)
+{
+    memset(bits, 0, (size_t)((nlines + 7) / 8));
+    int64_t n = 0;
+    for (int64_t k = s->ptr[0]; k < s->ptr[s->n]; k++) {
+        const int64_t l = (int64_t)s->col[k] >> (sh - 3);
+        uint8_t bit = (uint8_t)(1u << (l & 7));
+        if (!(bits[l >> 3] & bit)) bits[l >> 3] |= bit, n++;
+    }
+    return n;
+}
+
+typedef struct simresult {
+    int64_t misses;   /* estimated x misses of the whole multiply */
+    double lo, hi;    /* bounds on them */
+    double sampled;   /* fraction of the x accesses counted */
+} simresult;
+
+static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32_t line, int32_t ways,
+                            int32_t nthreads, int32_t shared_by, const spmv_alpha_opts *o, simresult *res)
 {
     spmv_status st = check_cache(fn, cache_bytes, line, ways, nthreads);
     if (st) return st;
     if (shared_by < 1) return spmv__error(SPMV_ERR_ARG, "%s: shared_by %d < 1", fn, shared_by);
-    const int32_t items = s.n + s2.n;
-    if (nthreads > items && items > 0) nthreads = items;
+    if (o->max_accesses < 0 || o->blocks < 0)
+        return spmv__error(SPMV_ERR_ARG, "%s: max_accesses %lld and blocks %d must not be negative", fn,
+                           (long long)o->max_accesses, o->blocks);
+    if (nthreads > s.n && s.n > 0) nthreads = s.n;
     if (shared_by > nthreads) shared_by = nthreads;
-    int32_t *part = spmv__malloc(((size_t)nthreads + 1) * 2 * sizeof *part), *part2 = part ? part + nthreads + 1 : NULL;
+    const int sh = lg2(line);
+    const int64_t total = s.ptr[s.n] - s.ptr[0];                 /* x accesses of one multiply */
+    const int64_t per_entry_streams = o->streams ? 2 : 0;       /* about: value + index lines per 8-16 entries */
+    const int64_t cost = total + (o->streams ? total * per_entry_streams * 8 / line + 2 * (int64_t)s.n : 0);
+    const int exact = o->max_accesses == 0 || cost <= o->max_accesses;
+    const int64_t xlines = ((int64_t)(s.cols > 0 ? s.cols : 1) * 8 >> sh) + 1;
+    int32_t *part = spmv__malloc(((size_t)nthreads + 1) * sizeof *part);
     int32_t *cur = spmv__malloc((size_t)shared_by * sizeof *cur);
-    lru c;
-    memset(&c, 0, sizeof c);
-    if (!part || !cur) {
+    int32_t *from = spmv__malloc((size_t)shared_by * sizeof *from);
+    int32_t *to = spmv__malloc((size_t)shared_by * sizeof *to);
+    int32_t *wend = spmv__malloc((size_t)shared_by * sizeof *wend);
+    uint8_t *seen = exact ? NULL : spmv__malloc((size_t)((xlines + 7) / 8));
+    sim m;
+    memset(&m, 0, sizeof m);
+    if (!part || !cur || !from || !to || !wend || (!exact && !seen)) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory", fn);
         goto done;
     }
-    if ((st = lru_init(&c, cache_bytes / line, ways))) goto done;
+    /* sampled: one thread at a time in its share of a shared cache */
+    int64_t simcache = exact ? cache_bytes : cache_bytes / shared_by;
+    if (simcache < line) simcache = line;
+    if ((st = lru_init(&m.c, simcache / line, ways))) goto done;
     spmv__partition(s.ptr, s.n, nthreads, part);
-    spmv__partition(s2.ptr, s2.n, nthreads, part2);
-    const int sh = lg2(line) - 3; /* x[j] is in line (8j)/line = j >> sh */
-    int64_t misses = 0;
-    /* threads t0 .. t0+shared_by-1 share one cold cache; their rows interleave one row (chunk) at a time; item i of
-     * a thread's sequence is row (chunk) i of s below s.n, row i - s.n of s2 above */
-    for (int32_t t0 = 0; t0 < nthreads; t0 += shared_by) {
-        int32_t g = nthreads - t0 < shared_by ? nthreads - t0 : shared_by;
-        lru_reset(&c);
-        c.misses = 0;
-        for (int32_t j = 0; j < g; j++) cur[j] = part[t0 + j] < part[t0 + j + 1] ? part[t0 + j] : s.n + part2[t0 + j];
-        for (int active = 1; active;) {
-            active = 0;
-            for (int32_t j = 0; j < g; j++) {
-                int32_t i = cur[j];
-                const int32_t t = t0 + j;
-                if (i >= s.n + part2[t + 1]) continue;
-                active = 1;
-                const stream *q = i < s.n ? &s : &s2;
-                const int32_t r = i < s.n ? i : i - s.n;
-                for (int64_t k = q->ptr[r]; k < q->ptr[r + 1]; k++) lru_access(&c, (int64_t)q->col[k] >> sh);
-                cur[j] = i + 1 == part[t + 1] && i < s.n ? s.n + part2[t] : i + 1;
+    m.sh = sh;
+    m.streams = o->streams;
+    /* line ids of the streams after x's, each in its own range */
+    const int64_t nent = s.ptr[s.n];
+    m.base_val = xlines + 1;
+    m.base_idx = m.base_val + ((nent * 8) >> sh) + 2;
+    m.base_y = m.base_idx + ((nent * 4) >> sh) + 2;
+    m.base_off = m.base_y + (((int64_t)s.rows * 8) >> sh) + 2;
+    m.base_run = m.base_off + (((int64_t)(s.n + 1) * s.offs) >> sh) + 2;
+    m.seen = seen;
+    if (exact) {
+        /* threads t0 .. t0+shared_by-1 share one cold cache; their rows interleave one row (chunk) at a time */
+        int64_t misses = 0;
+        for (int32_t t0 = 0; t0 < nthreads; t0 += shared_by) {
+            int32_t g = nthreads - t0 < shared_by ? nthreads - t0 : shared_by;
+            lru_reset(&m.c);
+            m.c.misses = 0;
+            m.last_val = m.last_idx = m.last_y = m.last_off = m.last_run = -1;
+            m.counting = 1;
+            m.xmiss = 0;
+            for (int32_t j = 0; j < g; j++) from[j] = part[t0 + j], to[j] = part[t0 + j + 1];
+            sim_interleaved(&m, &s, g, from, to, cur);
+            misses += m.xmiss;
+        }
+        res->misses = misses;
+        res->lo = res->hi = (double)misses;
+        res->sampled = 1.0;
+        goto done;
+    }
+    {
+        /* sample: up to 4 threads spread over the partition, each alone in its share of the cache (cache_bytes /
+         * shared_by: the halo lines that neighbouring threads share are not shared here), `blocks` windows at evenly
+         * spread positions of its part (a quarter of the window's budget), each after a warm-up that is simulated
+         * but not counted */
+        const int32_t B = o->blocks > 0 ? o->blocks : 4;
+        const int32_t ns = nthreads < 4 ? nthreads : 4;
+        const double per_block = (double)o->max_accesses / ((double)B * ns);
+        const double ratio = (double)cost / (double)(total > 0 ? total : 1); /* cache accesses per x access */
+        const int64_t lines = m.c.nsets * m.c.ways;
+        int64_t cnt_acc = 0, cnt_miss = 0, cnt_first = 0, cnt_reuse = 0;
+        for (int32_t si = 0; si < ns; si++) {
+            const int32_t t = (int32_t)(((double)si + 0.5) * nthreads / ns);
+            const int32_t p0 = part[t], p1 = part[t + 1];
+            const int64_t e0 = s.ptr[p0], e1 = s.ptr[p1];
+            for (int32_t b = 0; b < B; b++) {
+                const int64_t target = e0 + (int64_t)((double)(e1 - e0) * ((b + 0.5) / B));
+                int32_t lo = p0, hi = p1; /* the first item whose end lies beyond target */
+                while (lo < hi) {
+                    int32_t mid = lo + (hi - lo) / 2;
+                    if (s.ptr[mid + 1] <= target) lo = mid + 1;
+                    else hi = mid;
+                }
+                const int32_t w0 = lo < p1 ? lo : p1;
+                int32_t w1 = w0;
+                while (w1 < p1 && (double)(s.ptr[w1] - s.ptr[w0]) * ratio < 0.25 * per_block) w1++;
+                if (w1 == w0 && w1 < p1) w1++;
+                /* the warm-up doubles until it has filled the cache and the window's misses no longer change (2 %),
+                 * the part's start is reached or the budget is spent */
+                double warm = 2.0 * (double)lines, spent = 0;
+                int64_t prev = -1;
+                for (;;) {
+                    int32_t u0 = w0;
+                    while (u0 > p0 && (double)(s.ptr[w0] - s.ptr[u0]) * ratio < warm) u0--;
+                    lru_reset(&m.c);
+                    m.c.misses = 0;
+                    m.last_val = m.last_idx = m.last_y = m.last_off = m.last_run = -1;
+                    m.counting = 0;
+                    from[0] = u0, to[0] = w0;
+                    sim_interleaved(&m, &s, 1, from, to, cur);
+                    const int full = m.c.misses >= lines; /* every line of the cache filled once */
+                    memset(seen, 0, (size_t)((xlines + 7) / 8));
+                    m.counting = 1;
+                    m.xacc = m.xmiss = m.first = m.reuse_miss = 0;
+                    from[0] = w0, to[0] = w1;
+                    sim_interleaved(&m, &s, 1, from, to, cur);
+                    spent += (double)(s.ptr[w1] - s.ptr[u0]) * ratio;
+                    const int64_t d = m.xmiss - prev;
+                    if ((full && prev >= 0 && (d < 0 ? -d : d) <= 0.02 * (double)m.xmiss) || u0 == p0 ||
+                        spent + 2.0 * warm + (double)(s.ptr[w1] - s.ptr[w0]) * ratio > per_block)
+                        break;
+                    prev = m.xmiss;
+                    warm *= 2.0;
+                }
+                cnt_acc += m.xacc, cnt_miss += m.xmiss, cnt_first += m.first, cnt_reuse += m.reuse_miss;
             }
         }
-        misses += c.misses;
+        const double scale = cnt_acc > 0 ? (double)total / (double)cnt_acc : 0.0;
+        /* compulsory misses: every referenced line once (a lower bound of the whole multiply) */
+        uint8_t *bits = spmv__malloc((size_t)((xlines + 7) / 8));
+        if (!bits) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory", fn);
+            goto done;
+        }
+        const double comp = (double)compulsory(&s, sh, bits, xlines);
+        spmv__free(bits);
+        double est = (double)cnt_miss * scale, lo = (double)cnt_reuse * scale,
+               hi = (double)(cnt_reuse + cnt_first) * scale;
+        if (lo < comp) lo = comp;
+        if (est < lo) est = lo;
+        if (hi < est) hi = est;
+        if (hi > (double)total) hi = (double)total;
+        if (est > hi) est = hi;
+        res->misses = (int64_t)(est + 0.5);
+        res->lo = lo;
+        res->hi = hi;
+        res->sampled = total > 0 ? (double)cnt_acc / (double)total : 1.0;
     }
-    *misses_out = misses;
 done:
-    lru_free(&c);
+    lru_free(&m.c);
     spmv__free(part);
     spmv__free(cur);
+    spmv__free(from);
+    spmv__free(to);
+    spmv__free(wend);
+    spmv__free(seen);
     return st;
+}
+
+static void fill(spmv_alpha *a, const simresult *r, int64_t accesses, int64_t nnz, int64_t cols, int32_t line,
+                 int streams)
+{
+    const double f = nnz > 0 ? line / (8.0 * (double)nnz) : 0.0;
+    a->accesses = accesses;
+    a->misses = r->misses;
+    a->alpha = (double)r->misses * f;
+    a->alpha_min = nnz > 0 ? (double)cols / (double)nnz : 0.0;
+    a->alpha_max = line / 8.0;
+    a->lo = r->lo * f;
+    a->hi = r->hi * f;
+    a->sampled = r->sampled;
+    a->streams = streams;
+}
+
+spmv_alpha_opts spmv_alpha_opts_default(void)
+{
+    spmv_alpha_opts o = {0, 4, 0};
+    return o;
+}
+
+static stream crs_stream(const spmv_crs *A)
+{
+    stream s = {A->rowptr, A->col, A->rows, 0, A->rows, A->cols, NULL, NULL, 8};
+    return s;
+}
+
+static stream sell_stream(const spmv_sell *S)
+{
+    stream s = {S->chunkptr, S->col, S->nchunks, S->C, S->rows, S->cols, S->nruns > 0 ? S->chunkruns : NULL,
+                S->permuted ? NULL : S->perm, 12};
+    return s;
+}
+
+spmv_status spmv_crs_alpha_ex(const spmv_crs *A, int64_t cache_bytes, int32_t line, int32_t ways, int32_t nthreads,
+                              int32_t shared_by, const spmv_alpha_opts *o, spmv_alpha *a)
+{
+    if (!A || !a) return spmv__error(SPMV_ERR_ARG, "spmv_crs_alpha: argument %s is NULL", A ? "a" : "A");
+    spmv_alpha_opts d = o ? *o : spmv_alpha_opts_default();
+    simresult r;
+    spmv_status st = simulate("spmv_crs_alpha", crs_stream(A), cache_bytes, line, ways, nthreads, shared_by, &d, &r);
+    if (st) return st;
+    fill(a, &r, A->nnz, A->nnz, A->cols, line, d.streams);
+    return SPMV_OK;
+}
+
+spmv_status spmv_sell_alpha_ex(const spmv_sell *S, int64_t cache_bytes, int32_t line, int32_t ways,
+                               int32_t nthreads, int32_t shared_by, const spmv_alpha_opts *o, spmv_alpha *a)
+{
+    if (!S || !a) return spmv__error(SPMV_ERR_ARG, "spmv_sell_alpha: argument %s is NULL", S ? "a" : "S");
+    spmv_alpha_opts d = o ? *o : spmv_alpha_opts_default();
+    simresult r;
+    spmv_status st;
+    if (S->nlong > 0 && S->longptr) {
+        /* a hybrid matrix: the chunks, then the rows of its CRS part, as one sequence of items (a copy of the column
+         * indices; the run-column streams are not told apart here) */
+        const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->longptr[S->nlong];
+        const int32_t items = S->nchunks + S->nlong;
+        int64_t *ptr = spmv__malloc(((size_t)items + 1) * sizeof *ptr);
+        int32_t *col = spmv__malloc(((size_t)(cst + lnnz) + 1) * sizeof *col);
+        if (!ptr || !col) {
+            spmv__free(ptr);
+            spmv__free(col);
+            return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_alpha: out of memory for %lld column indices",
+                               (long long)(cst + lnnz));
+        }
+        memcpy(ptr, S->chunkptr, ((size_t)S->nchunks + 1) * sizeof *ptr);
+        for (int32_t k = 1; k <= S->nlong; k++) ptr[S->nchunks + k] = cst + S->longptr[k];
+        if (cst) memcpy(col, S->col, (size_t)cst * sizeof *col);
+        if (lnnz) memcpy(col + cst, S->longcol, (size_t)lnnz * sizeof *col);
+        stream s = sell_stream(S);
+        s.ptr = ptr, s.col = col, s.n = items, s.runs = NULL;
+        st = simulate("spmv_sell_alpha", s, cache_bytes, line, ways, nthreads, shared_by, &d, &r);
+        spmv__free(ptr);
+        spmv__free(col);
+    } else {
+        st = simulate("spmv_sell_alpha", sell_stream(S), cache_bytes, line, ways, nthreads, shared_by, &d, &r);
+    }
+    if (st) return st;
+    fill(a, &r, S->stored, S->nnz, S->cols, line, d.streams);
+    return SPMV_OK;
 }
 
 spmv_status spmv_crs_alpha(const spmv_crs *A, int64_t cache_bytes, int32_t line, int32_t ways, int32_t nthreads,
                            int32_t shared_by, spmv_alpha *a)
 {
-    if (!A || !a) return spmv__error(SPMV_ERR_ARG, "spmv_crs_alpha: argument %s is NULL", A ? "a" : "A");
-    stream s = {A->rowptr, A->col, A->rows}, none = {NULL, NULL, 0};
-    int64_t misses = 0;
-    spmv_status st = simulate("spmv_crs_alpha", s, none, cache_bytes, line, ways, nthreads, shared_by, &misses);
-    if (st) return st;
-    fill(a, misses, A->nnz, A->nnz, A->cols, line);
-    return SPMV_OK;
+    return spmv_crs_alpha_ex(A, cache_bytes, line, ways, nthreads, shared_by, NULL, a);
 }
 
 spmv_status spmv_sell_alpha(const spmv_sell *S, int64_t cache_bytes, int32_t line, int32_t ways, int32_t nthreads,
                             int32_t shared_by, spmv_alpha *a)
 {
-    if (!S || !a) return spmv__error(SPMV_ERR_ARG, "spmv_sell_alpha: argument %s is NULL", S ? "a" : "S");
-    stream s = {S->chunkptr, S->col, S->nchunks}, lp = {S->longptr, S->longcol, S->nlong > 0 ? S->nlong : 0};
-    int64_t misses = 0;
-    spmv_status st = simulate("spmv_sell_alpha", s, lp, cache_bytes, line, ways, nthreads, shared_by, &misses);
-    if (st) return st;
-    fill(a, misses, S->stored, S->nnz, S->cols, line);
-    return SPMV_OK;
+    return spmv_sell_alpha_ex(S, cache_bytes, line, ways, nthreads, shared_by, NULL, a);
 }

@@ -86,24 +86,61 @@ static double ceil_pos(double v) { return ceil(v - 1e-9); }
 /* reduction of r partial sums by a tree of adds */
 static double tree(const spmv_machine *m, double r) { return r > 1 ? ceil_pos(log2(r)) * m->add_latency : 0.0; }
 
-/* Core cycles of loads per vector of entries (width entries; 1 for scalar code): a gather fed by an index load
- * ((4.0 + 1.5 + 0.5) cy on A64FX, Sect. II-A), or width scalar index and x loads (emulated gather, scalar code),
- * plus the value load. */
-static double xvec_load(const spmv_machine *m, const spmv_kernel_shape *k)
+/* the measured in-core costs, with the fallbacks the header documents */
+static double scalar_load(const spmv_machine *m)
 {
-    if (k->width > 1 && k->x != SPMV_X_EMUL && k->x != SPMV_X_SCALAR)
-        return m->gather_rthroughput + m->gather_index_penalty + m->load_rthroughput;
-    return (2.0 * k->width + 1.0) * m->load_rthroughput;
+    return m->scalar_load_rthroughput > 0 ? m->scalar_load_rthroughput : m->load_rthroughput;
+}
+static double masked_load(const spmv_machine *m)
+{
+    return m->masked_load_rthroughput > 0 ? m->masked_load_rthroughput : m->load_rthroughput;
+}
+static double emul_gather(const spmv_machine *m, int32_t w)
+{
+    return m->emul_gather_rthroughput > 0 ? m->emul_gather_rthroughput : 2.0 * w * scalar_load(m);
+}
+
+/* Loads of row/chunk metadata (offsets, lengths, a run's base index and mask): counted at the measured scalar-load
+ * cost; a machine without that measurement (the paper's A64FX file) does not count them, as the paper does not. */
+static double meta_load(const spmv_machine *m) { return m->scalar_load_rthroughput; }
+
+/* Hardware gather fed by an index load whose addresses fall in `lines` distinct cache lines: linear between the
+ * measured points (1, 2, 4, 8 lines), constant beyond the first and last; without them the paper's cost
+ * (gather_rthroughput + gather_index_penalty, Sect. II-A, "complex" addresses). */
+static double gather_cost(const spmv_machine *m, double lines)
+{
+    static const double at[4] = {1, 2, 4, 8};
+    double px[4], py[4];
+    int n = 0;
+    for (int i = 0; i < 4; i++)
+        if (m->gather_lines_rthroughput[i] > 0) px[n] = at[i], py[n++] = m->gather_lines_rthroughput[i];
+    if (!n) return m->gather_rthroughput + m->gather_index_penalty;
+    if (lines <= px[0]) return py[0];
+    for (int i = 1; i < n; i++)
+        if (lines <= px[i]) return py[i - 1] + (py[i] - py[i - 1]) * (lines - px[i - 1]) / (px[i] - px[i - 1]);
+    return py[n - 1];
+}
+
+/* Cycles of one vector of width entries of gather columns (CRS: entries), x access and value load: a hardware
+ * gather at gcy (index load included; (4.0 + 1.5) cy on A64FX, Sect. II-A), or an emulated gather, plus the value
+ * load. Scalar code: 3 scalar loads per entry (index, x, value). */
+static double xvec_load(const spmv_machine *m, const spmv_kernel_shape *k, double gcy)
+{
+    if (k->width <= 1 || k->x == SPMV_X_SCALAR) return 3.0 * k->width * scalar_load(m);
+    if (k->x == SPMV_X_EMUL) return emul_gather(m, k->width) + m->load_rthroughput;
+    return gcy + m->load_rthroughput;
 }
 
 /* One CRS row of len entries (Sect. IV): nv = ceil(len/width) vector iterations spread over mve partial sums;
  * the chain of each is ceil(nv/mve) FMAs; partial sums reduced by a tree of adds; SIMD code ends with one
  * horizontal add, counted at its reciprocal throughput as the paper does (4 * 9 + 11.5 = 47.5 cy for HPCG). */
-static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double len)
+static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double len, double gcy)
 {
     incore r = {0, 0, 0};
+    const double st = m->store_rthroughput; /* one y element per row */
     if (len <= 0) {
-        r.store = m->store_rthroughput;
+        r.store = st;
+        r.load = 2.0 * meta_load(m);
         return r;
     }
     double nv = k->width > 1 ? ceil_pos(len / k->width) : len;
@@ -111,28 +148,40 @@ static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double 
     double chain = ceil_pos(nv / k->mve) * m->fma_latency + tree(m, sums);
     if (k->width > 1) chain += m->hadd_rthroughput > 0 ? m->hadd_rthroughput : m->hadd_latency;
     double thr = nv * m->fma_rthroughput;
-    r.comp = chain > thr ? chain : thr;
-    r.load = nv * xvec_load(m, k);
-    r.store = m->store_rthroughput;                  /* one y element per row */
+    /* SIMD code (the paper's A64FX): the row's chain ends in a horizontal add the next row waits for in practice;
+     * scalar code on an out-of-order core: consecutive rows are independent and their chains overlap, the FMA
+     * throughput bounds */
+    r.comp = k->width > 1 && chain > thr ? chain : thr;
+    /* plus the row's offset (2 scalar loads: rowptr[i], rowptr[i+1]) */
+    r.load = (k->width > 1 ? nv * xvec_load(m, k, gcy) : 3.0 * len * scalar_load(m)) + 2.0 * meta_load(m);
+    r.store = st;
     return r;
 }
 
-/* One SELL chunk of C rows and chunk length len (Sect. IV): per chunk column ceil(C/width) registers, each an
- * independent chain; mve accumulator sets split the chunk length: chain ceil(len/mve) FMAs plus the sum of the
- * sets. Loads per register: gather + index-load penalty + value load ((4.0 + 1.5 + 0.5) cy on A64FX). */
-static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, double len, double runs)
+/* One SELL chunk of C rows and chunk length len of which runs are run columns (Sect. IV): per chunk column
+ * ceil(C/width) registers, each an independent chain; mve accumulator sets split the chunk length: chain
+ * ceil(len/mve) FMAs plus the sum of the sets. Loads per register: gather columns xvec_load, run columns a masked x
+ * load plus the value load. y: one vector store per register in the permuted order, C scattered stores otherwise. */
+static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, double len, double runs, double gcy,
+                         int permuted)
 {
     incore r = {0, 0, 0};
+    const int simd = k->width > 1 && k->x != SPMV_X_SCALAR;
     double nv = ceil_pos((double)k->C / k->width); /* registers per chunk column */
-    if (!k->runs) runs = 0;
+    if (!k->runs || !simd) runs = 0;
     if (len > 0) {
         double chain = ceil_pos(len / k->mve) * m->fma_latency + tree(m, len < k->mve ? len : k->mve);
         double thr = len * nv * m->fma_rthroughput;
         r.comp = chain > thr ? chain : thr;
-        /* run columns: one contiguous load of x and one of values per register */
-        r.load = (len - runs) * nv * xvec_load(m, k) + runs * nv * 2.0 * m->load_rthroughput;
+        if (simd) /* a run column: masked x loads and value loads, its base index and mask byte (2 scalar loads) */
+            r.load = (len - runs) * nv * xvec_load(m, k, gcy) +
+                     runs * (nv * (masked_load(m) + m->load_rthroughput) + 2.0 * meta_load(m));
+        else
+            r.load = 3.0 * len * k->C * scalar_load(m);
     }
-    r.store = (k->width > 1 ? nv : (double)k->C) * m->store_rthroughput;
+    /* the chunk's offset and length (and with run columns its run count and offset): 2 or 4 scalar loads */
+    r.load += (runs > 0 ? 4.0 : 2.0) * meta_load(m);
+    r.store = (simd && permuted ? nv : (double)k->C) * m->store_rthroughput;
     return r;
 }
 
@@ -174,6 +223,36 @@ static double combine(const spmv_machine *m, double comp, const double *rd, cons
     return T > t ? T : t;
 }
 
+/* cycles of the transfers of level i (i >= 1) for rbytes read towards the core and wbytes written */
+static void transfer(const spmv_machine_level *l, double rbytes, double wbytes, double *rd, double *wr)
+{
+    double wbw = l->upstream_write_bw > 0 ? l->upstream_write_bw : l->upstream_bw;
+    *rd = rbytes / l->upstream_bw;
+    *wr = wbytes / wbw;
+}
+
+spmv_status spmv_ecm_loop_predict(const spmv_machine *m, const spmv_ecm_loop *k, double *T_data)
+{
+    if (!m || !k || !T_data)
+        return spmv__error(SPMV_ERR_ARG, "spmv_ecm_loop_predict: argument %s is NULL", !m ? "m" : !k ? "k" : "T_data");
+    spmv_status st = spmv_machine_check(m);
+    if (st) return st;
+    double v[3] = {k->T_comp, k->T_load, k->T_store};
+    for (int i = 0; i < 3; i++)
+        if (!(v[i] >= 0) || !isfinite(v[i]))
+            return spmv__error(SPMV_ERR_ARG, "spmv_ecm_loop_predict: a core time is negative or not finite");
+    double rd[SPMV_MACHINE_MAX_LEVELS], wr[SPMV_MACHINE_MAX_LEVELS];
+    rd[0] = k->T_load;
+    wr[0] = k->T_store;
+    for (int i = 1; i < m->nlevels; i++) {
+        if (!(k->rd[i] >= 0 && k->wr[i] >= 0) || !isfinite(k->rd[i] + k->wr[i]))
+            return spmv__error(SPMV_ERR_ARG, "spmv_ecm_loop_predict: level %d: bytes negative or not finite", i);
+        transfer(&m->level[i], k->rd[i], k->wr[i], &rd[i], &wr[i]);
+    }
+    for (int i = 0; i < m->nlevels; i++) T_data[i] = combine(m, k->T_comp, rd, wr, i);
+    return SPMV_OK;
+}
+
 /* Fill e from in-core cycles per row, bytes per row at each level (index >= 1), y write bytes per row. */
 static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, double flops_row,
                      double bS, spmv_ecm *e)
@@ -190,11 +269,8 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
     rd[0] = ic.load;
     wr[0] = ic.store;
     for (int i = 1; i < n; i++) {
-        const spmv_machine_level *l = &m->level[i];
         double w = wbytes < bytes_lvl[i] ? wbytes : bytes_lvl[i];
-        double wbw = l->upstream_write_bw > 0 ? l->upstream_write_bw : l->upstream_bw;
-        rd[i] = (bytes_lvl[i] - w) / l->upstream_bw;
-        wr[i] = w / wbw;
+        transfer(&m->level[i], bytes_lvl[i] - w, w, &rd[i], &wr[i]);
     }
     for (int i = 0; i < n; i++) {
         e->T_xfer[i] = rd[i] + wr[i];
@@ -211,6 +287,12 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
     if (e->n_s < 1) e->n_s = 1;
 }
 
+/* memory bandwidth of the kind asked, for a kernel moving rd/wr bytes (the mix) */
+static double kind_bandwidth(const spmv_machine *m, spmv_bw_kind bw, double rd, double wr)
+{
+    return bw == SPMV_BW_MIX ? spmv_machine_mix_bandwidth(m, rd, wr) : spmv_machine_bandwidth(m, bw);
+}
+
 spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, const spmv_traffic *t, double nzr,
                              double beta, double alpha, spmv_bw_kind bw, spmv_ecm *e)
 {
@@ -220,22 +302,25 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     if (!st) st = check_shape(fn, k);
     if (!st) st = check_row_args(fn, t, nzr, beta, k->format == SPMV_FORMAT_SELL ? k->C : 1, alpha);
     if (st) return st;
-    double bS = spmv_machine_bandwidth(m, bw);
+    int32_t C = k->format == SPMV_FORMAT_SELL ? k->C : 1;
+    const double rb = row_bytes(t, nzr, beta, C, alpha), wb = rb < 8.0 ? rb : 8.0;
+    double bS = kind_bandwidth(m, bw, rb - wb, wb);
     if (!(bS > 0))
         return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
                            spmv_bw_kind_name(bw));
-    int32_t C = k->format == SPMV_FORMAT_SELL ? k->C : 1;
+    /* without a matrix: irregular addresses, one line per lane */
+    const double gcy = gather_cost(m, k->width > 1 ? k->width : 1);
     incore ic;
     if (k->format == SPMV_FORMAT_CRS) {
-        ic = crs_row(m, k, nzr);
+        ic = crs_row(m, k, nzr, gcy);
     } else {
-        ic = sell_chunk(m, k, nzr / beta, 0.0);
+        ic = sell_chunk(m, k, nzr / beta, 0.0, gcy, 1);
         ic.comp /= C;
         ic.load /= C;
         ic.store /= C;
     }
     double b[SPMV_MACHINE_MAX_LEVELS];
-    for (int i = 0; i < m->nlevels; i++) b[i] = row_bytes(t, nzr, beta, C, alpha);
+    for (int i = 0; i < m->nlevels; i++) b[i] = rb;
     ecm_fill(m, ic, b, 8.0, t->flops_per_entry * nzr, bS, e);
     return SPMV_OK;
 }
@@ -269,7 +354,7 @@ spmv_status spmv_ecm_scale(const spmv_machine *m, const spmv_ecm *e, int32_t nco
 
 spmv_model_opts spmv_model_opts_default(void)
 {
-    spmv_model_opts o = {SPMV_BW_TRIAD, NULL, -1.0};
+    spmv_model_opts o = {SPMV_BW_MIX, NULL, -1.0, 0};
     return o;
 }
 
@@ -279,10 +364,81 @@ typedef struct mat {
 } mat;
 
 static spmv_status mat_alpha(mat x, int64_t bytes, int32_t line, int32_t ways, int32_t threads, int32_t shared,
-                             spmv_alpha *a)
+                             const spmv_alpha_opts *o, spmv_alpha *a)
 {
-    return x.A ? spmv_crs_alpha(x.A, bytes, line, ways, threads, shared, a)
-               : spmv_sell_alpha(x.S, bytes, line, ways, threads, shared, a);
+    return x.A ? spmv_crs_alpha_ex(x.A, bytes, line, ways, threads, shared, o, a)
+               : spmv_sell_alpha_ex(x.S, bytes, line, ways, threads, shared, o, a);
+}
+
+static int64_t eff_size(const spmv_machine_level *l) { return l->effective_size > 0 ? l->effective_size : l->size; }
+
+/* the capacity of the alpha simulation: x is reused at random, so the smaller of the streaming and the random-access
+ * capacity */
+static int64_t alpha_size(const spmv_machine_level *l)
+{
+    int64_t e = eff_size(l);
+    return l->random_size > 0 && l->random_size < e ? l->random_size : e;
+}
+
+/* distinct values among v[0..n) */
+static int distinct(const int64_t *v, int n)
+{
+    int d = 0;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < i && v[j] != v[i]) j++;
+        d += j == i;
+    }
+    return d;
+}
+
+/* Distinct cache lines per hardware gather of width w: SELL: the gather columns of each chunk (after its run columns
+ * when the kernel loads runs contiguously), w lanes at a time; CRS: w consecutive entries of a row. Every step-th
+ * chunk (row) when the matrix is large: about 2 M entries looked at. Returns the mean lines per gather (0 when there
+ * are no gathers) and in *cost the gather cost weighted by the distribution of lines per gather. */
+static double lines_per_gather(mat x, const spmv_kernel_shape *k, const spmv_machine *m, double *cost)
+{
+    const int w = k->width;
+    *cost = 0;
+    if (w <= 1 || k->x != SPMV_X_GATHER || w > 64) return 0.0;
+    int sh = 0;
+    while ((8 << sh) < m->cacheline) sh++; /* x[j] in line j >> sh */
+    int64_t v[64], hist[65] = {0}, vectors = 0;
+    if (x.S) {
+        const spmv_sell *S = x.S;
+        int32_t step = S->stored > 2000000 ? (int32_t)(S->stored / 2000000) : 1;
+        const int32_t C = S->C;
+        for (int32_t c = 0; c < S->nchunks; c += step) {
+            const int32_t runs = k->runs && S->chunkruns ? S->chunkruns[c] : 0;
+            for (int32_t j = runs; j < S->chunklen[c]; j++) {
+                const int32_t *col = S->col + S->chunkptr[c] + (int64_t)j * C;
+                for (int32_t r0 = 0; r0 < C; r0 += w) {
+                    int n = C - r0 < w ? C - r0 : w;
+                    for (int i = 0; i < n; i++) v[i] = col[r0 + i] >> sh;
+                    hist[distinct(v, n)]++;
+                    vectors++;
+                }
+            }
+        }
+    } else {
+        const spmv_crs *A = x.A;
+        int32_t step = A->nnz > 2000000 ? (int32_t)(A->nnz / 2000000) : 1;
+        for (int32_t r = 0; r < A->rows; r += step)
+            for (int64_t b = A->rowptr[r]; b < A->rowptr[r + 1]; b += w) {
+                int n = A->rowptr[r + 1] - b < w ? (int)(A->rowptr[r + 1] - b) : w;
+                for (int i = 0; i < n; i++) v[i] = A->col[b + i] >> sh;
+                hist[distinct(v, n)]++;
+                vectors++;
+            }
+    }
+    if (!vectors) return 0.0;
+    double lines = 0, c = 0;
+    for (int d = 1; d <= w; d++) {
+        lines += (double)d * (double)hist[d];
+        c += gather_cost(m, d) * (double)hist[d];
+    }
+    *cost = c / (double)vectors;
+    return lines / (double)vectors;
 }
 
 static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, int nthreads,
@@ -294,11 +450,13 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     if (st) return st;
     if (nthreads < 0) return spmv__error(SPMV_ERR_ARG, "%s: nthreads %d < 0", fn, nthreads);
     spmv_model_opts o = opts ? *opts : spmv_model_opts_default();
+    if (o.max_accesses < -1) return spmv__error(SPMV_ERR_ARG, "%s: max_accesses %lld < -1", fn, (long long)o.max_accesses);
     spmv_model r;
     memset(&r, 0, sizeof r);
     spmv_traffic t;
     const char *kname;
     int32_t C = 1;
+    int permuted = 1;
     if (x.A) {
         const spmv_crs *A = x.A;
         if (A->rows < 1 || A->nnz < 1) return spmv__error(SPMV_ERR_ARG, "%s: the matrix is empty", fn);
@@ -312,6 +470,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
         if ((st = spmv_sell_traffic(S, &t))) return st;
         kname = spmv_sell_kernel_name(S);
         C = S->C;
+        permuted = S->permuted;
         r.rows = S->rows, r.cols = S->cols, r.nnz = S->nnz, r.stored = S->stored, r.nchunks = S->nchunks;
         if (!nthreads) nthreads = S->nparts > 0 ? S->nparts : 1;
     }
@@ -329,8 +488,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
                            r.shape.format == SPMV_FORMAT_SELL ? "SELL" : "CRS", x.S ? "SELL" : "CRS");
     if (x.S && r.shape.C != C)
         return spmv__error(SPMV_ERR_ARG, "%s: the kernel shape has C = %d, the matrix C = %d", fn, r.shape.C, C);
-    double bS = spmv_machine_bandwidth(m, o.bw);
-    if (!(bS > 0))
+    if (o.bw != SPMV_BW_MIX && !(spmv_machine_bandwidth(m, o.bw) > 0))
         return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
                            spmv_bw_kind_name(o.bw));
     snprintf(r.kernel, sizeof r.kernel, "%s", kname);
@@ -339,73 +497,97 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     r.nzr = (double)r.nnz / (double)r.rows;
     r.beta = (double)r.nnz / (double)r.stored;
     r.nthreads = nthreads;
+    const int64_t nch = x.S ? r.nchunks : 0;
 
-    /* alpha: single core per level (x misses in level i-1 for the transfers of level i), and at nthreads in the
-     * last-level cache share of each thread */
+    /* alpha: single core per level (x and the streams through level i-1 for the transfers of level i), and at
+     * nthreads in the last-level cache share of each thread, with and without the competing streams */
     const int n = m->nlevels, llc = n - 2;
     const int32_t line = m->cacheline;
-    for (int i = 1; i < n; i++) {
-        const spmv_machine_level *l = &m->level[i - 1];
-        snprintf(r.levels[i], sizeof r.levels[i], "%s", m->level[i].name);
-        if (o.alpha >= 0) {
-            r.alpha_level[i].alpha = o.alpha;
-            r.alpha_level[i].alpha_min = (double)r.cols / (double)r.nnz;
-            r.alpha_level[i].alpha_max = line / 8.0;
-            r.alpha_level[i].accesses = r.stored;
-        } else if (i > 1 && l->size == m->level[i - 2].size && l->ways == m->level[i - 2].ways) {
-            r.alpha_level[i] = r.alpha_level[i - 1];
-        } else if ((st = mat_alpha(x, l->size, line, l->ways, 1, 1, &r.alpha_level[i]))) {
-            return st;
+    spmv_alpha_opts ao = spmv_alpha_opts_default();
+    ao.max_accesses = o.max_accesses == 0 ? 4000000 : o.max_accesses < 0 ? 0 : o.max_accesses;
+    ao.streams = 1;
+    spmv_alpha_opts ax = ao;
+    ax.streams = 0;
+    for (int i = 0; i < n; i++) snprintf(r.levels[i], sizeof r.levels[i], "%s", m->level[i].name);
+    if (o.alpha >= 0) {
+        spmv_alpha fixed;
+        memset(&fixed, 0, sizeof fixed);
+        fixed.alpha = fixed.lo = fixed.hi = o.alpha;
+        fixed.alpha_min = (double)r.cols / (double)r.nnz;
+        fixed.alpha_max = line / 8.0;
+        fixed.accesses = r.stored;
+        fixed.sampled = 1;
+        for (int i = 1; i < n; i++) r.alpha_level[i] = fixed;
+        r.alpha = r.alpha_x = fixed;
+    } else {
+        for (int i = 1; i < n; i++) {
+            const spmv_machine_level *l = &m->level[i - 1];
+            if (i > 1 && alpha_size(l) == alpha_size(&m->level[i - 2]) && l->ways == m->level[i - 2].ways)
+                r.alpha_level[i] = r.alpha_level[i - 1];
+            else if ((st = mat_alpha(x, alpha_size(l), line, l->ways, 1, 1, &ao, &r.alpha_level[i])))
+                return st;
         }
-    }
-    snprintf(r.levels[0], sizeof r.levels[0], "%s", m->level[0].name);
-    {
         const spmv_machine_level *l = &m->level[llc];
-        if (o.alpha >= 0 || nthreads == 1) r.alpha = r.alpha_level[n - 1];
-        else if ((st = mat_alpha(x, l->size, line, l->ways, nthreads, l->cores_per_group, &r.alpha))) return st;
+        if (nthreads == 1) r.alpha = r.alpha_level[n - 1];
+        else if ((st = mat_alpha(x, alpha_size(l), line, l->ways, nthreads, l->cores_per_group, &ao, &r.alpha)))
+            return st;
+        if ((st = mat_alpha(x, alpha_size(l), line, l->ways, nthreads, l->cores_per_group, &ax, &r.alpha_x)))
+            return st;
     }
-    r.bytes = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha.alpha);
-    double flops = t.flops_per_entry * (double)r.nnz;
+    r.bytes = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha.alpha);
+    r.wr_bytes = 8.0 * (double)r.rows < r.bytes ? 8.0 * (double)r.rows : r.bytes;
+    r.rd_bytes = r.bytes - r.wr_bytes;
+    const double flops = t.flops_per_entry * (double)r.nnz;
     r.Bc = r.bytes / flops;
-    r.Bc_min = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha.alpha_min) / flops;
-    r.Bc_max = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha.alpha_max) / flops;
+    r.Bc_min = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha.alpha_min) / flops;
+    r.Bc_max = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha.alpha_max) / flops;
+    const double bytes_roof = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha_x.lo);
+    r.Bc_roof = bytes_roof / flops;
+    r.bS = kind_bandwidth(m, o.bw, r.rd_bytes, r.wr_bytes);
+    if (!(r.bS > 0))
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
+                           spmv_bw_kind_name(o.bw));
 
-    /* in-core: averaged over the actual rows / chunks */
+    /* in-core: averaged over the actual rows / chunks, gathers at the matrix's lines per gather */
+    double gcy = 0;
+    r.lines_per_gather = lines_per_gather(x, &r.shape, m, &gcy);
+    if (!(r.lines_per_gather > 0)) gcy = gather_cost(m, r.shape.width);
     incore ic = {0, 0, 0};
     if (x.A) {
         const spmv_crs *A = x.A;
         for (int32_t i = 0; i < A->rows; i++) {
-            incore c = crs_row(m, &r.shape, (double)(A->rowptr[i + 1] - A->rowptr[i]));
+            incore c = crs_row(m, &r.shape, (double)(A->rowptr[i + 1] - A->rowptr[i]), gcy);
             ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
         }
     } else {
         const spmv_sell *S = x.S;
         for (int32_t k = 0; k < S->nchunks; k++) {
             double R = S->chunkruns ? (double)S->chunkruns[k] : 0.0;
-            incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k], R);
+            incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k], R, gcy, permuted);
             ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
         }
         /* the CRS part of a hybrid matrix: its rows at the in-core shape of the CRS kernel that runs them */
         if (S->nlong > 0 && S->longptr) {
             const spmv_kernel_shape ls = spmv__kernel_shape(S->long_kernel ? S->long_kernel : &spmv__k_crs_ref, 0);
             for (int32_t j = 0; j < S->nlong; j++) {
-                incore c = crs_row(m, &ls, (double)(S->longptr[j + 1] - S->longptr[j]));
+                incore c = crs_row(m, &ls, (double)(S->longptr[j + 1] - S->longptr[j]), gcy);
                 ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
             }
         }
     }
     ic.comp /= (double)r.rows, ic.load /= (double)r.rows, ic.store /= (double)r.rows;
+    if (r.shape.width > 1 && r.shape.x != SPMV_X_SCALAR)
+        r.gather_cy = r.shape.x == SPMV_X_EMUL ? emul_gather(m, r.shape.width) : gcy;
 
     /* transfers per row at each level with that level's alpha; the memory level for the single core */
     double b[SPMV_MACHINE_MAX_LEVELS];
     b[0] = 0;
     for (int i = 1; i < n; i++)
-        b[i] = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, x.S ? r.nchunks : 0, r.alpha_level[i].alpha) /
-               (double)r.rows;
-    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, bS, &r.ecm);
+        b[i] = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha_level[i].alpha) / (double)r.rows;
+    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, r.bS, &r.ecm);
     /* saturation with the code balance at nthreads' alpha */
     r.ecm.Bc = r.Bc;
-    r.ecm.P_sat = bS / r.Bc;
+    r.ecm.P_sat = r.bS / r.Bc;
     r.ecm.n_s = r.ecm.P1 > 0 ? (int32_t)ceil(r.ecm.P_sat / r.ecm.P1 - 1e-9) : 0;
     if (r.ecm.n_s < 1) r.ecm.n_s = 1;
     r.n_s = r.ecm.n_s;
@@ -413,9 +595,56 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     int64_t total = (int64_t)m->sockets * m->cores_per_socket;
     int64_t used = nthreads < total ? nthreads : total;
     int64_t doms = (used + m->cores_per_numa - 1) / m->cores_per_numa;
-    r.roofline = (double)doms * r.ecm.P_sat;
-    r.roofline_node = (double)numa_domains(m) * r.ecm.P_sat;
-    if ((st = spmv_ecm_scale(m, &r.ecm, nthreads, &r.predicted))) return st;
+
+    /* where the data set lives at nthreads: the fastest levels first, up to their effective capacities (private
+     * caches: one per thread; shared ones: one per cores_per_group threads) -- the hit ratio of the optimal
+     * replacement on a repeated sweep, an upper bound on what any cache keeps */
+    const double wsrow = t.bytes_per_row >= 16 ? t.bytes_per_row - 8 : t.bytes_per_row; /* y once, no write-allocate */
+    r.ws = (double)r.stored * t.bytes_per_entry + (double)nch * t.bytes_per_chunk + (double)r.rows * wsrow +
+           8.0 * (double)r.cols;
+    double cum_prev = 0;
+    for (int i = 0; i < n - 1; i++) {
+        const spmv_machine_level *l = &m->level[i];
+        int64_t inst = (used + l->cores_per_group - 1) / l->cores_per_group;
+        double cap = (double)eff_size(l) * (double)inst;
+        double cum = cap > cum_prev ? cap : cum_prev;
+        double a = cum_prev < r.ws ? cum_prev : r.ws, z = cum < r.ws ? cum : r.ws;
+        r.share[i] = (z - a) / r.ws;
+        cum_prev = cum;
+    }
+    r.share[n - 1] = cum_prev < r.ws ? 1.0 - cum_prev / r.ws : 0.0;
+    r.in_cache = !(r.share[n - 1] > 0);
+    r.data_level = 0;
+    for (int i = 0; i < n; i++)
+        if (r.share[i] > 0) r.data_level = i;
+    /* bandwidth of each level to the nthreads cores, GB/s */
+    r.level_bw[0] = m->level[0].upstream_bw * m->clock_ghz * (double)used;
+    for (int i = 1; i < n - 1; i++) r.level_bw[i] = m->level[i].upstream_bw * m->clock_ghz * (double)used;
+    r.level_bw[n - 1] = r.bS * (double)doms;
+    if (!(r.level_bw[0] > 0)) r.level_bw[0] = 8.0 * m->simd_width / m->load_rthroughput * m->clock_ghz * used;
+    /* the roofline: caches at x read once, memory at the roofline's alpha; the ECM's bandwidth limit: memory at the
+     * ECM's alpha */
+    const double bytes_min = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha.alpha_min);
+    double troof = 0, tecm = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(r.share[i] > 0)) continue;
+        double bw = r.level_bw[i] > 0 ? r.level_bw[i] : INFINITY;
+        troof += r.share[i] * (i == n - 1 ? bytes_roof : bytes_min) / bw;
+        tecm += r.share[i] * (i == n - 1 ? r.bytes : bytes_min) / bw;
+    }
+    r.roofline = troof > 0 ? flops / troof : 0.0; /* (bytes / (GB/s)) = ns per multiply... flops/ns = Gflop/s */
+    r.roofline_mem = (double)doms * r.bS / r.Bc_roof;
+    r.roofline_node = (double)numa_domains(m) * r.bS / r.Bc_roof;
+    /* the ECM prediction at nthreads */
+    r.T_shared = 0;
+    for (int i = 0; i < n; i++) r.T_shared += r.share[i] * r.ecm.T_data[i];
+    if (r.in_cache || r.share[n - 1] < 1.0) {
+        double pn = r.T_shared > 0 ? (double)used * r.ecm.flops_per_row * m->clock_ghz / r.T_shared : 0.0;
+        double pbw = tecm > 0 ? flops / tecm : 0.0;
+        r.predicted = pn < pbw ? pn : pbw;
+    } else if ((st = spmv_ecm_scale(m, &r.ecm, nthreads, &r.predicted))) {
+        return st;
+    }
     *md = r;
     return SPMV_OK;
 }
@@ -434,6 +663,13 @@ spmv_status spmv_model_sell(const spmv_sell *S, const spmv_traffic *t, const spm
     if (!S) return spmv__error(SPMV_ERR_ARG, "spmv_model_sell: argument S is NULL");
     mat x = {NULL, S};
     return model(x, t, m, nthreads, opts, md);
+}
+
+void spmv_model_score(const spmv_model *md, double measured, double *pct_roofline, double *ecm_error)
+{
+    if (pct_roofline) *pct_roofline = md && measured > 0 && md->roofline > 0 ? 100.0 * measured / md->roofline : 0.0;
+    if (ecm_error)
+        *ecm_error = md && measured > 0 && md->predicted > 0 ? 100.0 * (md->predicted - measured) / measured : 0.0;
 }
 
 /* ---------------------------------------------------------------------------------------------- report */
@@ -463,19 +699,36 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
     if (size) buf[0] = '\0';
     const spmv_ecm *e = &md->ecm;
     const spmv_kernel_shape *k = &md->shape;
+    static const char *const xs[] = {"auto", "scalar", "gather", "emulated gather"};
     int n = e->nlevels;
-    put(o, "%smodel: kernel %s (%s, %d double%s per instruction, MVE %d) on %s\n", prefix, md->kernel,
-        k->format == SPMV_FORMAT_SELL ? "SELL" : "CRS", k->width, k->width > 1 ? "s" : "", k->mve, md->machine);
+    put(o, "%smodel: kernel %s (%s, %d double%s per instruction, MVE %d, x: %s%s) on %s\n", prefix, md->kernel,
+        k->format == SPMV_FORMAT_SELL ? "SELL" : "CRS", k->width, k->width > 1 ? "s" : "", k->mve,
+        k->x >= 0 && k->x <= 3 ? xs[k->x] : "?", k->runs ? ", run columns contiguous" : "", md->machine);
     put(o, "%s  N_nzr %.4g, beta %.4g (%lld stored / %lld nonzeros), traffic %g B/entry + %g B/row + %g B/chunk\n",
         prefix, md->nzr, md->beta, (long long)md->stored, (long long)md->nnz, md->traffic.bytes_per_entry,
         md->traffic.bytes_per_row, md->traffic.bytes_per_chunk);
-    put(o, "%s  alpha %.4g at %d thread%s (LRU simulation, whole cache lines: x read once %.4g, every access a "
-        "miss %.4g; the literature's alpha = 1 counts the 8 bytes used)\n", prefix, md->alpha.alpha, md->nthreads,
-        md->nthreads > 1 ? "s" : "", md->alpha.alpha_min, md->alpha.alpha_max);
-    put(o, "%s  code balance B_c %.4g B/flop (%.4g B/row; bounds %.4g .. %.4g)\n", prefix, md->Bc, md->Bc * 
-        md->traffic.flops_per_entry * md->nzr, md->Bc_min, md->Bc_max);
-    put(o, "%s  roofline %.4g Gflop/s at %d thread%s (b_S %.4g GB/s per NUMA domain; whole machine %.4g Gflop/s)\n",
-        prefix, md->roofline, md->nthreads, md->nthreads > 1 ? "s" : "", e->bS, md->roofline_node);
+    put(o, "%s  alpha %.4g at %d thread%s (LRU, x with the matrix and y streams%s; bounds %.4g .. %.4g); x alone %.4g "
+        "(bounds %.4g .. %.4g); x read once %.4g, every access a miss %.4g\n", prefix, md->alpha.alpha,
+        md->nthreads, md->nthreads > 1 ? "s" : "",
+        md->alpha.sampled < 1 ? ", sampled" : "", md->alpha.lo, md->alpha.hi, md->alpha_x.alpha, md->alpha_x.lo,
+        md->alpha_x.hi, md->alpha.alpha_min, md->alpha.alpha_max);
+    if (md->alpha.sampled < 1)
+        put(o, "%s  (alpha from a sample of %.2g %% of the accesses: bounded time; the bounds count the sample's "
+            "accesses without an earlier use in the sample as hits or as misses)\n", prefix,
+            100.0 * md->alpha.sampled);
+    put(o, "%s  code balance B_c %.4g B/flop (%.4g B/row; roofline's %.4g; bounds %.4g .. %.4g)\n", prefix, md->Bc,
+        md->Bc * md->traffic.flops_per_entry * md->nzr, md->Bc_roof, md->Bc_min, md->Bc_max);
+    put(o, "%s  data set %.4g MB:", prefix, md->ws * 1e-6);
+    for (int i = 0; i < n; i++)
+        if (md->share[i] > 0) put(o, " %.0f %% from %s (%.4g GB/s)", 100.0 * md->share[i], md->levels[i],
+                                  md->level_bw[i]);
+    put(o, "%s\n", md->in_cache ? " -- in cache: the memory roofline does not bind" : "");
+    put(o, "%s  roofline %.4g Gflop/s at %d thread%s (a bound; memory: b_S %.4g GB/s per NUMA domain for this kernel's "
+        "mix of reads and writes, memory roofline %.4g, whole machine %.4g)\n", prefix, md->roofline, md->nthreads,
+        md->nthreads > 1 ? "s" : "", md->bS, md->roofline_mem, md->roofline_node);
+    if (md->gather_cy > 0)
+        put(o, "%s  x access %.3g cy per vector (%s%.3g cache lines per gather)\n", prefix, md->gather_cy,
+            k->x == SPMV_X_EMUL ? "emulated, independent of the " : "", md->lines_per_gather);
     /* ECM in the paper's notation */
     put(o, "%s  ECM {T_OL || T_nOL", prefix);
     for (int i = 1; i < n; i++) put(o, " | T_%s%s", md->levels[i - 1], md->levels[i]);
@@ -490,13 +743,16 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
     put(o, "%s  alpha per level (single core):", prefix);
     for (int i = 1; i < n; i++) put(o, " %.4g", md->alpha_level[i].alpha);
     put(o, "\n");
-    put(o, "%s  single core %.4g Gflop/s, %.4g GB/s; saturation at n_s = %d cores per NUMA domain (%s %d)\n",
-        prefix, e->P1, e->bw1, md->n_s, md->n_s > md->cores_per_numa ? "cannot saturate: a domain has only" :
-        "of", md->cores_per_numa);
-    put(o, "%s  predicted %.4g Gflop/s at %d thread%s (min of n*P1 and b_S/B_c per NUMA domain)\n", prefix,
-        md->predicted, md->nthreads, md->nthreads > 1 ? "s" : "");
-    if (measured > 0 && md->predicted > 0)
-        put(o, "%s  measured %.4g Gflop/s = %.1f%% of predicted (ratio %.3f)\n", prefix, measured,
-            100.0 * measured / md->predicted, measured / md->predicted);
+    put(o, "%s  single core %.4g Gflop/s, %.4g GB/s from memory; saturation at n_s = %d cores per NUMA domain (%s %d)\n",
+        prefix, e->P1, e->bw1, md->n_s, md->n_s > md->cores_per_numa ? "cannot saturate: a domain has only" : "of",
+        md->cores_per_numa);
+    put(o, "%s  ECM prediction %.4g Gflop/s at %d thread%s (%.4g cy/row on a core with the data where it lives)\n", prefix,
+        md->predicted, md->nthreads, md->nthreads > 1 ? "s" : "", md->T_shared);
+    if (measured > 0) {
+        double pct, err;
+        spmv_model_score(md, measured, &pct, &err);
+        put(o, "%s  measured %.4g Gflop/s = %.1f %% of the roofline; ECM error %+.1f %% (predicted %.4g)\n", prefix,
+            measured, pct, err, md->predicted);
+    }
     return O.len > (size_t)INT32_MAX ? -1 : (int)O.len;
 }

@@ -33,6 +33,7 @@ const char *spmv_bw_kind_name(spmv_bw_kind k)
     case SPMV_BW_TRIAD: return "triad";
     case SPMV_BW_LOAD: return "load";
     case SPMV_BW_COPY: return "copy";
+    case SPMV_BW_MIX: return "mix";
     }
     return "unknown";
 }
@@ -44,8 +45,29 @@ double spmv_machine_bandwidth(const spmv_machine *m, spmv_bw_kind kind)
     case SPMV_BW_TRIAD: return m->bw_triad;
     case SPMV_BW_LOAD: return m->bw_load;
     case SPMV_BW_COPY: return m->bw_copy;
+    case SPMV_BW_MIX: return spmv_machine_mix_bandwidth(m, 97.0, 3.0);
     }
     return 0.0;
+}
+
+/* time per byte model rd/b_R + wr/b_W; 1/b_W from TRIAD (24 B read with write-allocate, 8 B written) and COPY
+ * (16 B, 8 B), the mean of what each gives */
+double spmv_machine_mix_bandwidth(const spmv_machine *m, double rd, double wr)
+{
+    if (!m || !(rd >= 0) || !(wr >= 0) || !(rd + wr > 0) || !isfinite(rd + wr)) return 0.0;
+    const double bR = m->bw_load > 0 ? m->bw_load : m->bw_triad > 0 ? m->bw_triad : m->bw_copy;
+    if (!(bR > 0)) return 0.0;
+    const struct { double b, r, w; } k[2] = {{m->bw_triad, 24, 8}, {m->bw_copy, 16, 8}};
+    double inv_w = 0;
+    int n = 0;
+    for (int i = 0; i < 2; i++)
+        if (k[i].b > 0) {
+            inv_w += ((k[i].r + k[i].w) / k[i].b - k[i].r / bR) / k[i].w;
+            n++;
+        }
+    inv_w = n ? inv_w / n : 1.0 / bR; /* only a read-only figure: writes as fast as reads */
+    if (inv_w < 0) inv_w = 0;
+    return (rd + wr) / (rd / bR + wr * inv_w);
 }
 
 static int is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -64,7 +86,10 @@ spmv_status spmv_machine_check(const spmv_machine *m)
     const double incore[] = {m->fma_latency, m->fma_rthroughput, m->add_latency, m->add_rthroughput,
                              m->mul_latency, m->mul_rthroughput, m->load_rthroughput, m->store_rthroughput,
                              m->gather_rthroughput, m->gather_index_penalty, m->hadd_latency, m->hadd_rthroughput,
-                             m->bw_load, m->bw_copy, m->bw_triad};
+                             m->bw_load, m->bw_copy, m->bw_triad, m->scalar_load_rthroughput,
+                             m->masked_load_rthroughput, m->emul_gather_rthroughput, m->gather_lines_rthroughput[0],
+                             m->gather_lines_rthroughput[1], m->gather_lines_rthroughput[2],
+                             m->gather_lines_rthroughput[3]};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
@@ -83,6 +108,14 @@ spmv_status spmv_machine_check(const spmv_machine *m)
         if (mem ? l->size != 0 : l->size < m->cacheline)
             BAD("level %s: cache size %lld B (caches: at least a line; MEM: 0)", l->name, (long long)l->size);
         if (l->ways < 0 || (mem && l->ways)) BAD("level %s: ways %d", l->name, l->ways);
+        if (mem ? l->effective_size != 0 : (l->effective_size != 0 && (l->effective_size < m->cacheline ||
+                                                                       l->effective_size > l->size)))
+            BAD("level %s: effective size %lld B (caches: 0 or a line up to the cache size; MEM: 0)", l->name,
+                (long long)l->effective_size);
+        if (mem ? l->random_size != 0 : (l->random_size != 0 && (l->random_size < m->cacheline ||
+                                                                 l->random_size > l->size)))
+            BAD("level %s: random access size %lld B (caches: 0 or a line up to the cache size; MEM: 0)", l->name,
+                (long long)l->random_size);
         if (l->cores_per_group < 1) BAD("level %s: cores per group %d < 1", l->name, l->cores_per_group);
         if (i > 0 && !(l->upstream_bw > 0)) BAD("level %s: upstream throughput %g B/cy is not positive", l->name,
                                                 l->upstream_bw);
@@ -136,6 +169,17 @@ static const keydef top_keys[] = {
      "added per gather fed by an index load (replaces that load's cost)"},
     {"horizontal add latency", K_DBL, U_CY, M(hadd_latency), 1, NULL},
     {"horizontal add reciprocal throughput", K_DBL, U_CY, M(hadd_rthroughput), 1, NULL},
+    {"scalar load reciprocal throughput", K_DBL, U_CY, M(scalar_load_rthroughput), 0,
+     "optional: scalar load in a CRS entry's mix, index + 2 values (0: the vector load's)"},
+    {"masked load reciprocal throughput", K_DBL, U_CY, M(masked_load_rthroughput), 0,
+     "optional: masked unaligned vector load (0: the vector load's)"},
+    {"emulated gather reciprocal throughput", K_DBL, U_CY, M(emul_gather_rthroughput), 0,
+     "optional: SIMD-width scalar index and x loads + inserts"},
+    {"gather reciprocal throughput 1 line", K_DBL, U_CY, M(gather_lines_rthroughput[0]), 0,
+     "optional: index load + gather, addresses in 1 cache line"},
+    {"gather reciprocal throughput 2 lines", K_DBL, U_CY, M(gather_lines_rthroughput[1]), 0, "optional: in 2 lines"},
+    {"gather reciprocal throughput 4 lines", K_DBL, U_CY, M(gather_lines_rthroughput[2]), 0, "optional: in 4 lines"},
+    {"gather reciprocal throughput 8 lines", K_DBL, U_CY, M(gather_lines_rthroughput[3]), 0, "optional: in 8 lines"},
     {"saturated bandwidth load", K_DBL, U_GBS, M(bw_load), 1, "one NUMA domain, read-only"},
     {"saturated bandwidth copy", K_DBL, U_GBS, M(bw_copy), 1, "one NUMA domain"},
     {"saturated bandwidth triad", K_DBL, U_GBS, M(bw_triad), 1, "one NUMA domain, write-allocate included"},
@@ -147,6 +191,9 @@ static const keydef top_keys[] = {
 static const keydef level_keys[] = {
     {"cache size", K_INT, U_BYTES, L(size), 0, NULL}, /* required for caches, absent for MEM */
     {"ways", K_INT, U_NONE, L(ways), 0, "associativity, 0 = fully associative"},
+    {"effective size", K_INT, U_BYTES, L(effective_size), 0, "optional: measured usable capacity (0: cache size)"},
+    {"random access size", K_INT, U_BYTES, L(random_size), 0,
+     "optional: capacity for random accesses (0: effective size)"},
     {"cores per group", K_INT, U_NONE, L(cores_per_group), 1, "cores sharing one instance"},
     {"upstream throughput", K_DBL, U_BPC, L(upstream_bw), 1, NULL},
     {"upstream write throughput", K_DBL, U_BPC, L(upstream_write_bw), 0, "0 = same as upstream throughput"},
@@ -297,7 +344,10 @@ static spmv_status set_value(const parser *p, const keydef *d, char *v, char *ba
     switch (d->k) {
     case K_INT: {
         int64_t x = 0;
-        int64_t max = d->u == U_BYTES && !strcmp(d->key, "cache size") ? INT64_MAX / 2 : INT32_MAX;
+        int64_t max = d->u == U_BYTES && (!strcmp(d->key, "cache size") || !strcmp(d->key, "effective size") ||
+                                          !strcmp(d->key, "random access size"))
+                          ? INT64_MAX / 2
+                          : INT32_MAX;
         if ((st = parse_int(p, d, v, max, &x))) return st;
         if (max == INT32_MAX) *(int32_t *)(base + d->off) = (int32_t)x;
         else *(int64_t *)(base + d->off) = x;
@@ -465,7 +515,9 @@ spmv_status spmv_machine_parse(const char *text, const char *name, spmv_machine 
                 goto done;
             }
             if (mem && seen_lev[c][i] && (!strcmp(level_keys[i].key, "cache size") ||
-                                          !strcmp(level_keys[i].key, "ways"))) {
+                                          !strcmp(level_keys[i].key, "ways") ||
+                                          !strcmp(level_keys[i].key, "effective size") ||
+                                          !strcmp(level_keys[i].key, "random access size"))) {
                 st = perr(p, "level MEM: '%s' is for caches only", level_keys[i].key);
                 goto done;
             }
@@ -629,6 +681,8 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
         if (!mem) {
             put(o, "  cache size: %s\n", size_text(b, l->size));
             put(o, "  ways: %d\n", l->ways);
+            if (l->effective_size) put(o, "  effective size: %s\n", size_text(b, l->effective_size));
+            if (l->random_size) put(o, "  random access size: %s\n", size_text(b, l->random_size));
         }
         put(o, "  cores per group: %d\n", l->cores_per_group);
         put(o, "  upstream throughput: %s B/cy\n", num(b, l->upstream_bw));

@@ -539,7 +539,8 @@ int spmv_tune_prune(const spmv_machine *m, double bytes, double bound, double be
     const spmv_machine_level *llc = &m->level[m->nlevels - 2];
     int64_t cores = (int64_t)m->sockets * m->cores_per_socket;
     int64_t inst = llc->cores_per_group > 0 ? (cores + llc->cores_per_group - 1) / llc->cores_per_group : 1;
-    double cache = (double)llc->size * (double)(inst > 0 ? inst : 1);
+    const int64_t size = llc->effective_size > 0 ? llc->effective_size : llc->size; /* what holds data in practice */
+    double cache = (double)size * (double)(inst > 0 ? inst : 1);
     if (!(bytes > 4.0 * cache)) return 0;
     return bound * (1.0 + margin) < best;
 }

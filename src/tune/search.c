@@ -43,7 +43,7 @@ spmv_tune_opts spmv_tune_opts_default(void)
     o.C_list = NULL;
     o.nC = 0;
     o.machine = NULL;
-    o.bw = SPMV_BW_TRIAD;
+    o.bw = SPMV_BW_MIX;
     o.alpha = -1;
     o.prune_margin = 0.10;
     o.max_stored_factor = 2.0;
@@ -81,7 +81,6 @@ typedef struct tctx {
     double est_mv;                 /* s per multiply (CRS at T) */
     double reserve;                /* s kept for the thread sweep */
     int32_t *rcm_order;            /* RCM order for predictions (NULL: not known yet) */
-    double alpha_fixed;            /* alpha of the model when not simulating */
 } tctx;
 
 static double elapsed(const tctx *c) { return now() - c->t0; }
@@ -216,12 +215,9 @@ static void model_point(tctx *c, const spmv_crs *A, const spmv_sell *S, spmv_tun
     if (!m) return;
     spmv_model_opts mo = spmv_model_opts_default();
     mo.bw = c->o->bw;
+    mo.max_accesses = 1000000; /* each alpha simulation sampled in about 30-50 ms: the model runs for every point */
     if (alpha >= 0) mo.alpha = alpha;
     else if (c->o->alpha >= 0) mo.alpha = c->o->alpha;
-    else {
-        double accesses = (double)p->stored * (double)m->nlevels;
-        mo.alpha = accesses <= 2e7 ? -1.0 : c->alpha_fixed;
-    }
     spmv_model md;
     spmv_status st = S ? spmv_model_sell(S, NULL, m, p->nthreads, &mo, &md)
                        : spmv_model_crs(A, NULL, m, p->nthreads, &mo, &md);
@@ -233,18 +229,13 @@ static void model_point(tctx *c, const spmv_crs *A, const spmv_sell *S, spmv_tun
     p->alpha = md.alpha.alpha;
     p->roofline = md.roofline;
     p->ecm = md.predicted;
-    p->limit = p->roofline < p->ecm ? p->roofline : p->ecm;
-    if (!(p->limit > 0)) p->limit = p->roofline > 0 ? p->roofline : p->ecm;
-    p->pct = p->limit > 0 ? 100.0 * p->gflops / p->limit : 0;
+    p->limit = md.roofline; /* the bound */
+    spmv_model_score(&md, p->gflops, &p->pct, &p->ecm_err);
     p->gbs = md.bytes / p->t_spmv * 1e-9;
-    /* a data set that fits in the last-level caches is not bounded by the memory limits */
-    const spmv_machine_level *llc = &m->level[m->nlevels - 2];
-    int64_t cores = (int64_t)m->sockets * m->cores_per_socket;
-    int64_t inst = llc->cores_per_group > 0 ? (cores + llc->cores_per_group - 1) / llc->cores_per_group : 1;
-    double cache = (double)llc->size * (double)inst;
-    if (md.bytes <= cache && !p->note[0])
-        snprintf(p->note, sizeof p->note, "in cache: %.3g MB <= last-level cache %.3g MB, memory limits do not bind",
-                 md.bytes * 1e-6, cache * 1e-6);
+    /* a data set that fits in the caches (effective sizes) is not bounded by memory: the roofline is the caches' */
+    if (md.in_cache && !p->note[0])
+        snprintf(p->note, sizeof p->note, "in cache: %.3g MB in the effective caches, the roofline is theirs",
+                 md.ws * 1e-6);
 }
 
 static void finish_measure(tctx *c, const spmv_crs *A, const spmv_sell *S, spmv_tune_point *p, double alpha)
@@ -532,7 +523,8 @@ static spmv_status final_pair(tctx *c, spmv_tune_point *b, spmv_tune_point *cr)
         if (p->t_spmv > 0) p->gbs *= p->t_spmv / tt[k];
         p->t_spmv = tt[k];
         p->gflops = 2.0 * (double)c->A->nnz / tt[k] * 1e-9;
-        p->pct = p->limit > 0 ? 100.0 * p->gflops / p->limit : 0;
+        p->pct = p->roofline > 0 ? 100.0 * p->gflops / p->roofline : 0;
+        p->ecm_err = p->ecm > 0 ? 100.0 * (p->ecm - p->gflops) / p->gflops : 0;
         char old[sizeof p->note];
         snprintf(old, sizeof old, "%s", p->note);
         snprintf(p->note, sizeof p->note, "timed alternately with %s%s%.90s", k ? "the choice" : "CRS",
@@ -627,7 +619,6 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         c.T = A->nnz / SPMV_MIN_WORK_PER_THREAD > 1 ? (int32_t)(A->nnz / SPMV_MIN_WORK_PER_THREAD) : 1;
     c.square = A->rows == A->cols;
     c.bestidx = -1;
-    c.alpha_fixed = (double)A->cols / (double)A->nnz;
     spmv_status st;
 
     int32_t Cs[16], nC = 0;

@@ -1,0 +1,145 @@
+#!/bin/sh
+# The model against measurement: BENCHMARKS.md's table "model against measurement".
+#
+# For every matrix (HPCG 16^3, 32^3, 128^3; lap2d 2000^2; bcsstk13, Groebner_id2003_aug, rajat01 from the shared
+# SuiteSparse folder; the power-law matrix of shared/peers/gen_irregular, `powerlaw 2097152 16 2.3 12345`), every
+# kernel variant of the family in use (CRS; SELL-C with C = 8 and 32, x by hardware gather and by emulated gather)
+# and 1 and 2 threads: the measured Gflop/s, the model's roofline (a bound) and the measured % of it, the ECM
+# prediction and its error (predicted - measured) / measured. spmv-bench does the measuring (result check first) and
+# the model (--model, --machine FILE).
+#
+# Measured = the best of --runs short runs (min time per multiply), not the median: on a machine shared with other
+# work a run loses the core for whole time slices, and the machine file's numbers (spmv-machine) are the best of
+# short windows too. The median is in the CSV next to it.
+#
+# usage: bench/model-vs-measurement.sh [--machine FILE] [--build DIR] [--data DIR] [--out FILE.md] [--csv FILE]
+#                                      [--runs N] [--time S] [--matrices "NAME ..."]
+#   --machine  machine file (default: machines/amd-epyc-zen5-kvm-2core.machine)
+#   --data     folder for the generated large matrices (default /tmp/spmv-mvm; never inside the repository)
+#   --out      the Markdown table (default: stdout); --csv every point as CSV (default DATA/model-vs-measurement.csv)
+# Matrix names: hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw (default: all).
+# The large matrices (lap2d 2000^2: 4 M rows; powerlaw: 2 M rows, 33 M nonzeros) are generated into DATA once
+# (python3 + numpy for lap2d, the peers' gen_irregular for powerlaw; about a minute each).
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+machine="$here/machines/amd-epyc-zen5-kvm-2core.machine"
+build="$here/build"
+data=/tmp/spmv-mvm
+out=-
+csv=
+runs=20
+time=0.05
+mats="hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw"
+shared="$here/../shared"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --machine) machine=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --csv) csv=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --time) time=$2; shift 2 ;;
+    --matrices) mats=$2; shift 2 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    *) echo "model-vs-measurement.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+bench="$build/tools/spmv-bench"
+[ -x "$bench" ] || { echo "model-vs-measurement.sh: no $bench: build first" >&2; exit 1; }
+[ -r "$machine" ] || { echo "model-vs-measurement.sh: cannot read the machine file $machine" >&2; exit 1; }
+case "$data" in "$here"/*) echo "model-vs-measurement.sh: --data must lie outside the repository" >&2; exit 2 ;; esac
+mkdir -p "$data"
+[ -n "$csv" ] || csv="$data/model-vs-measurement.csv"
+
+# the matrix argument of spmv-bench for a name (generating the large ones on first use)
+spec() {
+    case "$1" in
+    hpcg16) echo "--hpcg 16" ;;
+    hpcg32) echo "--hpcg 32" ;;
+    hpcg128) echo "--hpcg 128" ;;
+    bcsstk13) echo "$shared/matrices/bcsstk13.mtx" ;;
+    groebner) echo "$shared/matrices/Groebner_id2003_aug.mtx" ;;
+    rajat01) echo "$shared/matrices/rajat01.mtx" ;;
+    lap2d)
+        f="$data/lap2d_2000.mtx"
+        if [ ! -s "$f" ]; then
+            echo "generating $f" >&2
+            /usr/bin/python3 "$shared/peers/gen_hpcg.py" lap2d 2000 2000 "$f.tmp" >&2 && mv "$f.tmp" "$f"
+        fi
+        echo "$f" ;;
+    powerlaw)
+        f="$data/powerlaw_2M.mtx"
+        if [ ! -s "$f" ]; then
+            echo "generating $f" >&2
+            "$shared/peers/gen_irregular" powerlaw 2097152 16 2.3 12345 "$f.tmp" >&2 && mv "$f.tmp" "$f"
+        fi
+        echo "$f" ;;
+    *) echo "model-vs-measurement.sh: unknown matrix '$1'" >&2; exit 2 ;;
+    esac
+}
+
+# variant name -> spmv-bench options and environment
+variants="crs sell8-gather sell8-emul sell32-gather sell32-emul"
+vopts() {
+    case "$1" in
+    crs) echo "-f crs" ;;
+    sell8-*) echo "-f sell -C 8" ;;
+    sell32-*) echo "-f sell -C 32" ;;
+    esac
+}
+vx() { case "$1" in *-gather) echo gather ;; *-emul) echo emul ;; *) echo "" ;; esac; }
+
+echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where" > "$csv"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+for m in $mats; do
+    s=$(spec "$m")
+    for v in $variants; do
+        x=$(vx "$v")
+        # shellcheck disable=SC2086
+        if ! env ${x:+SPMV_XACCESS=$x} OMP_WAIT_POLICY=passive "$bench" $s $(vopts "$v") -t 1,2 --time "$time" \
+            --runs "$runs" --machine "$machine" --model > "$tmp" 2>&1; then
+            echo "model-vs-measurement.sh: $m $v failed:" >&2
+            tail -3 "$tmp" >&2
+            continue
+        fi
+        # one record per thread count: threads, time (min), perf (median), roofline, ECM, the data's placement
+        awk -v m="$m" -v v="$v" '
+            /^matrix / { for (i = 1; i <= NF; i++) if ($i == "nnz,") nnz = $(i - 1) }
+            /^kernel / { kernel = $2 }
+            /^threads / { t = $2 }
+            /^time / { for (i = 1; i <= NF; i++) if ($i == "(min") { mn = $(i + 1); sub(/,/, "", mn) } }
+            /^perf / { med = $2 }
+            /^roofline / { roof = $2; where = $0; sub(/.*from /, "", where); sub(/;.*/, "", where)
+                           memp = 0; n = split(where, parts, ", ");
+                           for (i = 1; i <= n; i++) if (parts[i] ~ /MEM$/) { split(parts[i], q, " "); memp = q[1] } }
+            /^ECM / { ecm = $2
+                      best = 2 * nnz / (mn * 1e-3) * 1e-9
+                      pct = roof > 0 ? 100 * best / roof : 0
+                      err = best > 0 ? 100 * (ecm - best) / best : 0
+                      gsub(/,/, ";", where)
+                      printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s\n", m, v, kernel, t, nnz, best, med,
+                             roof, pct, ecm, err, memp, where }' "$tmp" >> "$csv"
+    done
+done
+
+# the table and the summary against the targets
+awk -F, -v machine="$(basename "$machine")" '
+    NR == 1 { next }
+    { n++; mem = $12 >= 50
+      printf "| %s | %s | %s | %d | %.3f | %.3f | %.0f %% | %.3f | %+.0f %% | %s |\n", $1, $2, $3, $4, $6, $8, $9, $10,
+             $11, $13
+      if ($9 > maxpct) { maxpct = $9; maxat = $1 " " $2 " t=" $4 }
+      if ($9 > 105) over++
+      e = $11 < 0 ? -$11 : $11
+      if (mem) { nm++; if (e <= 15) okm++ } else { nc++; if (e <= 25) okc++ } }
+    BEGIN { print "| matrix | variant | kernel | threads | measured Gflop/s (best) | roofline | % of roofline | ECM | ECM error | data from |"
+            print "|---|---|---|---|---|---|---|---|---|---|" }
+    END { printf "\nmachine file %s; %d points: highest %% of roofline %.0f %% (%s), %d above 105 %%;\n", machine, n,
+                 maxpct, maxat, over
+          printf "ECM within +-15 %% on %d of %d memory-bound points (%.0f %%), within +-25 %% on %d of %d in-cache points (%.0f %%)\n",
+                 okm, nm, nm ? 100 * okm / nm : 0, okc, nc, nc ? 100 * okc / nc : 0 }' "$csv" > "$tmp"
+if [ "$out" = - ]; then cat "$tmp"; else cp "$tmp" "$out"; fi
+echo "csv: $csv" >&2
