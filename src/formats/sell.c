@@ -222,44 +222,43 @@ static void chunk_runs(int32_t C, int32_t T, chunk_scratch *sc)
         sc->cur[r] = 0;
         sc->rest[r] = sc->len[r];
     }
-    if (T < 1) return;
+    if (T < 1 || C > 64) return;
     const int32_t P = C - T + 1; /* pivot lanes: every key shared by T lanes appears in one of them */
+    const int32_t *col = sc->col;
+    const int64_t *start = sc->start;
+    const int32_t *len = sc->len;
+    int32_t *cur = sc->cur;
     for (;;) {
         /* next candidate: the smallest key at a pivot lane's cursor */
         int64_t b = INT64_MAX;
         for (int32_t r = 0; r < P; r++)
-            if (sc->cur[r] < sc->len[r]) {
-                int64_t key = (int64_t)sc->col[sc->start[r] + sc->cur[r]] - r;
+            if (cur[r] < len[r]) {
+                const int64_t key = (int64_t)col[start[r] + cur[r]] - r;
                 if (key < b) b = key;
             }
         if (b == INT64_MAX) break;
-        /* lanes holding column b + r: advance every cursor to key >= b */
-        int32_t count = 0;
+        /* the lanes holding column b + r (one bit each), every cursor advanced to a key >= b */
+        uint64_t hit = 0;
         for (int32_t r = 0; r < C; r++) {
-            const int32_t *c = sc->col + sc->start[r];
-            int32_t p = sc->cur[r];
-            while (p < sc->len[r] && (int64_t)c[p] - r < b) p++;
-            sc->cur[r] = p;
-            if (p < sc->len[r] && (int64_t)c[p] - r == b) count++;
+            const int32_t *c = col + start[r];
+            int32_t p = cur[r];
+            const int32_t n = len[r];
+            while (p < n && (int64_t)c[p] - r < b) p++;
+            cur[r] = p;
+            if (p < n && (int64_t)c[p] - r == b) hit |= (uint64_t)1 << r;
         }
-        if (count >= T) {
+        if (__builtin_popcountll(hit) >= T) {
             uint8_t *m = sc->rmask + (size_t)sc->nrun * mb;
-            memset(m, 0, (size_t)mb);
-            for (int32_t r = 0; r < C; r++) {
-                int32_t p = sc->cur[r];
-                if (p < sc->len[r] && (int64_t)sc->col[sc->start[r] + p] - r == b) {
-                    m[r / 8] |= (uint8_t)(1u << (r % 8));
-                    sc->inrun[sc->start[r] + p] = 1;
-                    sc->rest[r]--;
-                }
+            for (int32_t q = 0; q < mb; q++) m[q] = (uint8_t)(hit >> (8 * q));
+            for (uint64_t h = hit; h; h &= h - 1) {
+                const int32_t r = __builtin_ctzll(h);
+                sc->inrun[start[r] + cur[r]] = 1;
+                sc->rest[r]--;
             }
             sc->rkey[sc->nrun++] = (int32_t)b;
         }
-        /* step past b in every lane (each column is in at most one key) */
-        for (int32_t r = 0; r < C; r++) {
-            int32_t p = sc->cur[r];
-            if (p < sc->len[r] && (int64_t)sc->col[sc->start[r] + p] - r == b) sc->cur[r] = p + 1;
-        }
+        /* step past b in the lanes that hold it (each column is in at most one key) */
+        for (uint64_t h = hit; h; h &= h - 1) cur[__builtin_ctzll(h)]++;
     }
 }
 
