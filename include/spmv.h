@@ -225,7 +225,8 @@ typedef enum spmv_xaccess {
 /** Build options. Start from spmv_sell_opts_default() and change fields. */
 typedef struct spmv_sell_opts {
     int32_t C;        /**< chunk height C >= 1 (rows per chunk); 0 = auto: the choice spmv-tune recorded for a
-                         matching matrix on this machine, else the model's default (see spmv_tune_auto_params) */
+                         matching matrix on this machine if the caller imported it (spmv_wisdom_import), else the
+                         model's default (see spmv_tune_auto_params) */
     int32_t sigma;    /**< sorting window sigma >= 1: rows sorted by descending length inside windows of sigma rows;
                          1 = no sorting, >= rows = global sort; 0 = auto (as for C). Windows start at
                          multiples of sigma; a sigma that is not a multiple of C lets chunks straddle two windows */
@@ -983,8 +984,10 @@ SPMV_API int spmv_model_format(const spmv_model *md, double measured_gflops, con
 /* ================================================================================================ */
 /* spmv_tune() (and the tool spmv-tune) measures SELL-C-sigma configurations against CRS, checks every result
  * against a reference loop, reports each against the model's limits, and records the fastest per machine and
- * matrix in a plain-text database. spmv_sell_from_crs with opts->C = 0 or opts->sigma = 0 ("auto") takes the
- * recorded choice for a matching matrix, else the model-based defaults below; SPMV_VERBOSE=1 says which.
+ * matrix in a plain-text database. The library reads that database only when asked (spmv_wisdom_import, like
+ * FFTW's wisdom): spmv_sell_from_crs with opts->C = 0 or opts->sigma = 0 ("auto") takes the imported choice for a
+ * matching matrix, else the model-based defaults below; SPMV_VERBOSE=1 says which. Without an import the result
+ * does not depend on the account or its files.
  *
  * The database (one file; spmv_tune_db_path): lines "key: value", '#' starts a comment, blank lines are ignored.
  * "choice: LABEL" opens a record (LABEL: the matrix's name, free text); the keys that follow belong to it:
@@ -1060,6 +1063,23 @@ SPMV_API spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h
  * SPMV_ERR_IO, SPMV_ERR_PARSE, SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r);
 
+/* Wisdom: recorded choices imported on request ------------------------------------------------------ */
+
+/** Import the records of a tuning database into this process's wisdom (appended; a later import overrides an
+ * earlier record for the same machine and matrix). path NULL: the default database (spmv_tune_db_path); a missing
+ * default file, SPMV_TUNE_DB=off or no HOME import nothing and are not errors. *nrecords (may be NULL): records
+ * read. Thread-safe. Errors: SPMV_ERR_IO (a named path that does not exist or cannot be read), SPMV_ERR_PARSE (the
+ * file does not parse: "FILE:LINE: reason"; nothing is imported), SPMV_ERR_NOMEM. */
+SPMV_API spmv_status spmv_wisdom_import(const char *path, int32_t *nrecords);
+/** Drop every imported record: auto parameters fall back to the model's defaults. Thread-safe. */
+SPMV_API void spmv_wisdom_forget(void);
+/** Number of records imported (0 before any spmv_wisdom_import). */
+SPMV_API int32_t spmv_wisdom_count(void);
+/** Look up machine h and matrix f in the imported wisdom: as spmv_tune_db_find, over the imported records (the last
+ * imported match wins). Errors: SPMV_ERR_ARG (NULL). */
+SPMV_API spmv_status spmv_wisdom_find(const spmv_tune_host *h, const spmv_tune_fingerprint *f, int permuted,
+                                      spmv_tune_record *r, int *found);
+
 /* Model-based defaults ----------------------------------------------------------------------------- */
 
 /** The chunk heights the tuner sweeps: the C values (ascending, powers of two) that the kernel family in use has a
@@ -1111,13 +1131,13 @@ typedef enum spmv_tune_source {
     SPMV_TUNE_MODEL = 2      /**< spmv_tune_default_chunk_height / spmv_tune_default_sigma */
 } spmv_tune_source;
 
-/** Resolve "auto" parameters in place: o->C == 0 and/or o->sigma == 0 are replaced by the recorded choice for A on
- * this machine (spmv_tune_db_find in spmv_tune_db_path's file, order o->permuted), else by the model defaults. A
- * recorded sigma is used only with the recorded C (an explicitly given, different C gets the model's sigma).
- * Only C and sigma change (rcm and threads of a record: spmv_tune_db_find). With SPMV_VERBOSE=1 a line on stderr
- * says which values were used and where they came from. A database that does not parse is ignored (the model
- * defaults are used; SPMV_VERBOSE names the error). src may be NULL. spmv_sell_from_crs calls this when C or sigma
- * is 0. Errors: SPMV_ERR_ARG (NULL A or o, C or sigma negative), SPMV_ERR_NOMEM, SPMV_ERR_ARCH. */
+/** Resolve "auto" parameters in place: o->C == 0 and/or o->sigma == 0 are replaced by the imported choice for A on
+ * this machine (spmv_wisdom_find, order o->permuted; nothing is imported unless the caller called
+ * spmv_wisdom_import), else by the model defaults. A recorded sigma is used only with the recorded C (an
+ * explicitly given, different C gets the model's sigma). Only C and sigma change (rcm and threads of a record:
+ * spmv_wisdom_find). No file is read. With SPMV_VERBOSE=1 a line on stderr says which values were used and where
+ * they came from. src may be NULL. spmv_sell_from_crs calls this when C or sigma is 0. Errors: SPMV_ERR_ARG (NULL
+ * A or o, C or sigma negative), SPMV_ERR_NOMEM, SPMV_ERR_ARCH. */
 SPMV_API spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tune_source *src);
 
 /** Break-even number of multiplies after which converting CRS -> SELL (t_convert seconds) has paid for itself:

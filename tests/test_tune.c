@@ -469,9 +469,20 @@ static void test_auto_params(void)
     CU_ASSERT_EQUAL(o.C, 16);
     CU_ASSERT_EQUAL(o.sigma, 7);
 
-    /* recorded: used */
+    /* recorded but not imported: not read (the result does not depend on the account's files) */
     spmv_tune_record r = record_for(A, 16, 64);
     CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    spmv_wisdom_forget();
+    CU_ASSERT_EQUAL(spmv_wisdom_count(), 0);
+    o.C = 0, o.sigma = 0;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    CU_ASSERT_EQUAL(o.C, 4);
+    /* imported from the default path: used */
+    int32_t nrec = -1;
+    CU_ASSERT_EQUAL(spmv_wisdom_import(NULL, &nrec), SPMV_OK);
+    CU_ASSERT_EQUAL(nrec, 1);
+    CU_ASSERT_EQUAL(spmv_wisdom_count(), 1);
     o.C = 0, o.sigma = 0;
     CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
     CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
@@ -502,16 +513,42 @@ static void test_auto_params(void)
     spmv_tune_auto_params(B, &o, &src);
     CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
     CU_ASSERT_EQUAL(o.C, 4);
-    /* a database that does not parse is ignored */
+    /* forgotten: the model again */
+    spmv_wisdom_forget();
+    o.C = 0, o.sigma = 0;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    /* a later import overrides an earlier record of the same matrix */
+    const char *db2 = tmp_path("auto_later.txt");
+    remove(db2);
+    spmv_tune_record r2 = record_for(A, 32, 8);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db2, &r2), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_wisdom_import(db, NULL), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_wisdom_import(db2, &nrec), SPMV_OK);
+    CU_ASSERT_EQUAL(nrec, 1);
+    CU_ASSERT_EQUAL(spmv_wisdom_count(), 2);
+    o.C = 0, o.sigma = 0;
+    spmv_tune_auto_params(A, &o, &src);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
+    CU_ASSERT_EQUAL(o.C, 32);
+    CU_ASSERT_EQUAL(o.sigma, 8);
+    spmv_wisdom_forget();
+    /* a database that does not parse is not imported (named with its line), nothing changes */
     write_file(db, "choice: x\n  bogus: 1\n");
-    o.C = 0, o.sigma = 0;
-    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
-    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
-    /* switched off */
+    CU_ASSERT_EQUAL(spmv_wisdom_import(db, &nrec), SPMV_ERR_PARSE);
+    CU_ASSERT_EQUAL(nrec, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "auto.txt:2"));
+    CU_ASSERT_EQUAL(spmv_wisdom_count(), 0);
+    /* a named file that does not exist is an error; the default one missing or switched off imports nothing */
+    CU_ASSERT_EQUAL(spmv_wisdom_import(tmp_path("no_such_wisdom.txt"), &nrec), SPMV_ERR_IO);
     setenv("SPMV_TUNE_DB", "off", 1);
-    o.C = 0, o.sigma = 0;
-    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
-    CU_ASSERT_EQUAL(src, SPMV_TUNE_MODEL);
+    CU_ASSERT_EQUAL(spmv_wisdom_import(NULL, &nrec), SPMV_OK);
+    CU_ASSERT_EQUAL(nrec, 0);
+    setenv("SPMV_TUNE_DB", tmp_path("no_such_default.txt"), 1);
+    CU_ASSERT_EQUAL(spmv_wisdom_import(NULL, &nrec), SPMV_OK);
+    CU_ASSERT_EQUAL(nrec, 0);
+    CU_ASSERT_EQUAL(spmv_wisdom_count(), 0);
+    CU_ASSERT_EQUAL(spmv_wisdom_find(NULL, NULL, 0, NULL, NULL), SPMV_ERR_ARG);
     /* errors */
     o.C = -1;
     CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_ERR_ARG);
@@ -544,6 +581,11 @@ static void test_auto_in_sell_from_crs(void)
     spmv_tune_record r = record_for(A, 32, 128);
     CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
     CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &o, &S), SPMV_OK);
+    CU_ASSERT_EQUAL(S->C, 4); /* recorded, not imported: still the model */
+    spmv_sell_free(S);
+    CU_ASSERT_EQUAL(spmv_wisdom_import(db, NULL), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &o, &S), SPMV_OK);
+    spmv_wisdom_forget();
     CU_ASSERT_EQUAL(S->C, 32); /* the record */
     CU_ASSERT_EQUAL(S->sigma, 128);
     /* and the result is right */

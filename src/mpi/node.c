@@ -8,19 +8,18 @@
 
 #include <stdio.h>
 
-/* AUTO: SELL-C-sigma with the library's automatic parameters, unless spmv-tune recorded for this very local part on
- * this machine that CRS was faster (the record's crs_gflops above its gflops), or the part is empty. */
+/* AUTO: SELL-C-sigma with the library's automatic parameters, unless imported wisdom (spmv_wisdom_import: spmv-tune's
+ * record for this very local part on this machine) says CRS was faster (crs_gflops above gflops), or the part is
+ * empty. No file is read here. */
 static int auto_wants_crs(const spmv_crs *L)
 {
     if (L->nnz == 0) return 1;
-    char path[4096];
     spmv_tune_host h;
     spmv_tune_fingerprint f;
     spmv_tune_record r;
     int found = 0;
-    if (spmv_tune_db_path(path, sizeof path) || spmv_tune_host_get(&h) || spmv_tune_fingerprint_get(L, &f) ||
-        spmv_tune_db_find(path, &h, &f, 0, &r, &found))
-        return 0; /* no database (or an unreadable one): the library's defaults, as spmv_sell_from_crs does */
+    if (spmv_tune_host_get(&h) || spmv_tune_fingerprint_get(L, &f) || spmv_wisdom_find(&h, &f, 0, &r, &found))
+        return 0; /* the library's defaults, as spmv_sell_from_crs does */
     return found && r.crs_gflops > 0 && r.gflops > 0 && r.crs_gflops > r.gflops;
 }
 

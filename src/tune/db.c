@@ -279,6 +279,11 @@ static int same_fp(const spmv_tune_fingerprint *a, const spmv_tune_fingerprint *
            a->nzr_max == b->nzr_max && fabs(a->nzr_mean - b->nzr_mean) <= 1e-12 * s;
 }
 
+int spmv__tune_record_matches(const spmv_tune_record *r, const spmv_tune_host *h, const spmv_tune_fingerprint *f)
+{
+    return same_host(&r->host, h) && same_fp(&r->fp, f);
+}
+
 spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h, const spmv_tune_fingerprint *f, int permuted,
                               spmv_tune_record *r, int *found)
 {

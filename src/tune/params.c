@@ -425,26 +425,16 @@ spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tun
     if (o->C > 0 && o->sigma > 0) return SPMV_OK;
     const int wantC = o->C == 0, wantS = o->sigma == 0, verbose = spmv__tune_verbose();
 
-    /* 1. the recorded choice */
-    char path[4096];
+    /* 1. the recorded choice, from imported wisdom only (spmv_wisdom_import): no file is read here */
     spmv_tune_host h;
     spmv_tune_fingerprint fp;
     spmv_tune_record rec;
-    int found = 0, havedb = 0;
+    int found = 0;
     char why[4600] = "";
     if ((st = spmv_tune_host_get(&h))) return st;
     if ((st = spmv_tune_fingerprint_get(A, &fp))) return st;
-    if (spmv_tune_db_path(path, sizeof path) == SPMV_OK) {
-        havedb = 1;
-        st = spmv_tune_db_find(path, &h, &fp, o->permuted, &rec, &found);
-        if (st == SPMV_ERR_NOMEM) return st;
-        if (st) {
-            snprintf(why, sizeof why, "ignoring the tuning database: %s", spmv_last_error());
-            found = 0;
-        }
-    } else {
-        snprintf(why, sizeof why, "no tuning database (%s)", spmv_last_error());
-    }
+    const int32_t nwis = spmv_wisdom_count();
+    if ((st = spmv_wisdom_find(&h, &fp, o->permuted, &rec, &found))) return st;
     spmv__clear_error();
     if (found && (wantC || rec.C == o->C)) {
         if (wantC) o->C = rec.C;
@@ -458,13 +448,15 @@ spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tun
                     "nnz %lld) on '%s' %s %d cores%s%s (%sRCM %s, %d thread%s; %s)\n",
                     o->C, o->sigma, rec.matrix, fp.rows, fp.cols, (long long)fp.nnz, h.cpu, h.isa, h.cores,
                     rec.date[0] ? ", " : "", rec.date, perf, rec.rcm ? "on" : "off", rec.nthreads,
-                    rec.nthreads == 1 ? "" : "s", path);
+                    rec.nthreads == 1 ? "" : "s", "imported wisdom");
         }
         return SPMV_OK;
     }
-    if (havedb && !why[0])
-        snprintf(why, sizeof why, "no recorded choice for this matrix on '%s' %s %d cores%s in %s", h.cpu, h.isa,
-                 h.cores, found ? " with this C" : "", path);
+    if (nwis == 0)
+        snprintf(why, sizeof why, "no recorded choices imported (spmv_wisdom_import)");
+    else
+        snprintf(why, sizeof why, "no recorded choice for this matrix on '%s' %s %d cores%s among the %d imported",
+                 h.cpu, h.isa, h.cores, found ? " with this C" : "", nwis);
 
     /* 2. the model defaults */
     cdefault d;
