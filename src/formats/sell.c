@@ -262,6 +262,33 @@ static void chunk_runs(int32_t C, int32_t T, chunk_scratch *sc)
     }
 }
 
+/* The runs chunk_runs found for this chunk before (R keys and masks, as it stores them), applied again to the lanes in
+ * sc: the same sc->rkey/rmask/inrun/rest as chunk_runs, without searching for the keys (the conversion's second
+ * pass; a lane's entries of a key sequence come in ascending column order, so one cursor per lane suffices). */
+static void chunk_runs_replay(int32_t C, chunk_scratch *sc, const int32_t *key, const uint8_t *mask, int32_t R)
+{
+    const int32_t mb = mask_bytes(C);
+    for (int32_t r = 0; r < C; r++) {
+        sc->cur[r] = 0;
+        sc->rest[r] = sc->len[r];
+    }
+    memcpy(sc->rkey, key, (size_t)R * sizeof *key);
+    memcpy(sc->rmask, mask, (size_t)R * (size_t)mb);
+    sc->nrun = R;
+    for (int32_t j = 0; j < R; j++) {
+        const int64_t b = key[j];
+        for (int32_t r = 0; r < C; r++) {
+            if (!(mask[(size_t)j * mb + r / 8] >> (r % 8) & 1)) continue;
+            const int32_t *c = sc->col + sc->start[r];
+            int32_t p = sc->cur[r];
+            while ((int64_t)c[p] - r < b) p++;
+            sc->inrun[sc->start[r] + p] = 1;
+            sc->rest[r]--;
+            sc->cur[r] = p + 1;
+        }
+    }
+}
+
 /* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs of the same chunk). */
 static void sell_fill_chunk(spmv_sell *S, const chunk_scratch *sc, int32_t k)
 {
@@ -614,6 +641,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     spmv_status st = SPMV_OK;
     int32_t *order = NULL, *order_inv = NULL; /* RCM order (perm, iperm) */
     sell_key *keys = NULL;
+    int64_t *roff = NULL; /* pass 1's runs for pass 2: chunk k's at [roff[k], roff[k + 1]) of tkey/tmask */
+    int32_t *tkey = NULL;
+    uint8_t *tmask = NULL;
     uint8_t *mark = NULL; /* mark[original row] = 1: the row goes to the CRS part */
     int32_t *cmap = NULL;
 
@@ -729,6 +759,24 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         }
         if (e > widest) widest = e;
     }
+    /* the runs pass 1 finds, kept for pass 2 (chunk k has at most e_k / T of them: each holds T of its e_k entries
+     * and no entry is in two); without the memory, pass 2 searches again */
+    if (T > 0 && (roff = spmv__malloc((nch + 1) * sizeof *roff))) {
+        roff[0] = 0;
+        for (int32_t k = 0; k < S->nchunks; k++) {
+            int64_t r0 = (int64_t)k * C, r1 = r0 + C < rows ? r0 + C : rows, e = 0;
+            for (int64_t i = r0; i < r1; i++) e += S->rowlen[i];
+            roff[k + 1] = roff[k] + e / T;
+        }
+        if (roff[S->nchunks] > 0) {
+            tkey = spmv__malloc((size_t)roff[S->nchunks] * sizeof *tkey);
+            tmask = spmv__malloc((size_t)roff[S->nchunks] * (size_t)mask_bytes(C));
+        }
+        if (!tkey || !tmask) {
+            spmv__free(tkey), spmv__free(tmask), spmv__free(roff);
+            tkey = NULL, tmask = NULL, roff = NULL;
+        }
+    }
     if (T > 0) {
         S->chunkruns = spmv__calloc(nch ? nch : 1, sizeof *S->chunkruns);
         S->runptr = spmv__calloc(nch + 1, sizeof *S->runptr);
@@ -765,6 +813,10 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                 for (int32_t r = 0; r < C; r++)
                     if (sc.rest[r] > len) len = sc.rest[r];
                 S->chunkruns[k] = sc.nrun;
+                if (roff) {
+                    memcpy(tkey + roff[k], sc.rkey, (size_t)sc.nrun * sizeof *tkey);
+                    memcpy(tmask + roff[k] * mask_bytes(C), sc.rmask, (size_t)sc.nrun * (size_t)mask_bytes(C));
+                }
                 len += sc.nrun;
             } else {
                 for (int64_t i = r0; i < r1; i++)
@@ -877,7 +929,10 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             for (int32_t t = t0; ok && t < nparts; t += nt) {
                 for (int32_t k = S->part[t]; cstored > 0 && k < S->part[t + 1]; k++) {
                     chunk_lanes(S, A, cmap, k, &sc, tmp);
-                    chunk_runs(C, T, &sc);
+                    if (roff)
+                        chunk_runs_replay(C, &sc, tkey + roff[k], tmask + roff[k] * mask_bytes(C), S->chunkruns[k]);
+                    else
+                        chunk_runs(C, T, &sc);
                     sell_fill_chunk(S, &sc, k);
                     if (S->colbase) n16 += sell_compress_chunk(S, k);
                 }
@@ -893,6 +948,8 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         }
         S->nidx16 = n16;
     }
+    spmv__free(tkey), spmv__free(tmask), spmv__free(roff);
+    tkey = NULL, tmask = NULL, roff = NULL;
 
     S->kernel = spmv__sell_kernel(S);
     if (S->kernel && nlong > 0) S->long_kernel = spmv__sell_long_kernel(S);
@@ -905,6 +962,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     return SPMV_OK;
 
 fail:
+    spmv__free(tkey), spmv__free(tmask), spmv__free(roff);
     spmv__free(keys);
     spmv__free(mark);
     spmv__free(order);
