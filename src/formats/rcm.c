@@ -53,21 +53,54 @@ int64_t spmv__rcm_narrow_max = INT32_MAX / 2;
 #endif
 
 /* The symmetric pattern A + A^T as CXSparse returned it: compressed columns with 32-bit (cs_di) or 64-bit (cs_dl)
- * pointers and indices, columns unsorted, diagonal included where A has one. */
+ * pointers and indices, columns unsorted, diagonal included where A has one; or A itself when its pattern is
+ * symmetric already (64-bit row pointer, 32-bit columns: no copy). */
 typedef struct pattern {
-    int wide;      /* 0: int (cs_di), 1: cs_long_t (cs_dl) */
+    int wide;      /* 0: int (cs_di), 1: cs_long_t (cs_dl), 2: A's own arrays (int64_t p, int32_t i) */
     const void *p; /* length n+1 */
     const void *i; /* length p[n] */
 } pattern;
 
 static inline int64_t pat_p(const pattern *P, int64_t k)
 {
-    return P->wide ? (int64_t)((const cs_long_t *)P->p)[k] : (int64_t)((const int *)P->p)[k];
+    return P->wide == 2 ? ((const int64_t *)P->p)[k]
+           : P->wide    ? (int64_t)((const cs_long_t *)P->p)[k]
+                        : (int64_t)((const int *)P->p)[k];
 }
 
 static inline int32_t pat_i(const pattern *P, int64_t k)
 {
-    return P->wide ? (int32_t)((const cs_long_t *)P->i)[k] : (int32_t)((const int *)P->i)[k];
+    return P->wide == 2 ? ((const int32_t *)P->i)[k]
+           : P->wide    ? (int32_t)((const cs_long_t *)P->i)[k]
+                        : (int32_t)((const int *)P->i)[k];
+}
+
+/* 1 when A's pattern is symmetric (every (i, j) has its (j, i)): binary search in row j, whose columns ascend
+ * (spmv_crs invariant). Rows in parallel; O(nnz log N_nzr), no memory. Then A + A^T has A's pattern and CXSparse's
+ * transpose and sum (two copies of the pattern, most of RCM's memory traffic) are skipped. */
+static int pattern_symmetric(const spmv_crs *A)
+{
+    const int32_t n = A->rows;
+    int asym = 0;
+#pragma omp parallel for schedule(static) reduction(| : asym) if (A->nnz > 100000)
+    for (int32_t i = 0; i < n; i++) {
+        if (asym) continue;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            const int32_t j = A->col[k];
+            if (j == i) continue;
+            int64_t lo = A->rowptr[j], hi = A->rowptr[j + 1];
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (A->col[mid] < i) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo == A->rowptr[j + 1] || A->col[lo] != i) {
+                asym = 1;
+                break;
+            }
+        }
+    }
+    return !asym;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -214,6 +247,7 @@ static spmv_status rcm_order(const pattern *C, int32_t n, int32_t *perm, int32_t
     for (int32_t r = 0; r < n; r++) adjp[r + 1] = adjp[r] + deg[order[r]];
     int32_t *rank = deg; /* degrees no longer needed */
     for (int32_t r = 0; r < n; r++) rank[order[r]] = r;
+#pragma omp parallel for schedule(dynamic, 1024) if (m > 100000)
     for (int32_t r = 0; r < n; r++) {
         int32_t u = order[r];
         int64_t dst = adjp[r];
@@ -339,7 +373,10 @@ spmv_status spmv_rcm(const spmv_crs *A, int32_t *perm, int32_t *iperm)
      * good since the pattern wanted is A + A^T. With nnz(A + A^T) <= 2 nnz within int range the 32-bit cs_di
      * borrows the column indices and copies the row pointer; otherwise the 64-bit cs_dl borrows the row pointer
      * and widens the indices. No values: cs_add then builds the pattern only (no cancellation). */
-    if (nnz <= spmv__rcm_narrow_max) {
+    if (pattern_symmetric(A)) {
+        pattern P = {2, A->rowptr, A->col};
+        st = rcm_order(&P, n, perm, iperm);
+    } else if (nnz <= spmv__rcm_narrow_max) {
         int *Ap = spmv__malloc(((size_t)n + 1) * sizeof *Ap);
         if (!Ap) return spmv__error(SPMV_ERR_NOMEM, "spmv_rcm: out of memory for a row pointer of %d rows", (int)n);
         for (int32_t k = 0; k <= n; k++) Ap[k] = (int)A->rowptr[k];
