@@ -5,7 +5,7 @@
 # (+-1) for CRS and SELL (cg's exit status says so).
 # usage: check_install.sh BUILD_DIR SOURCE_DIR SHARED_MATRICES_DIR
 set -euo pipefail
-build=$1 src=$2 shared=$3
+build=$1 src=$2 shared=${SPMV_TEST_MATRICES:-$3} # SPMV_TEST_MATRICES overrides the folder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -29,3 +29,4 @@ for exe in "$tmp/cg-cmake/cg" "$tmp/cg-pc"; do
   fi
 done
 echo "install + find_package + pkg-config + CG: ok"
+if [ ! -f "$shared/bcsstk13.mtx" ]; then echo "skipped: no $shared/bcsstk13.mtx: the CG on it did not run"; exit 77; fi
