@@ -127,6 +127,9 @@ static void check_matrix(spmv_mpi_matrix *D, const spmv_crs *A, const char *what
     double *yref = malloc((size_t)(A->rows + 1) * sizeof *yref), *bound = malloc((size_t)(A->rows + 1) * sizeof *bound);
     double *y = malloc((size_t)(D->nrows + 1) * sizeof *y);
     const double ab[4][2] = {{1.0, 0.0}, {1.5, -0.5}, {-2.0, 1.0}, {0.0, 2.0}};
+    memset(&D->times, 0, sizeof D->times); /* the caller may zero the timers: count the multiplies made here */
+    int64_t ncalls = 0;
+    const double wall0 = MPI_Wtime();
     for (int ov = 0; ov <= 1; ov++) {
         spmv_mpi_set_overlap(D, ov);
         for (int t = 0; t < 4; t++) {
@@ -138,6 +141,7 @@ static void check_matrix(spmv_mpi_matrix *D, const spmv_crs *A, const char *what
             spmv_status st = spmv_mpi_mv(D, alpha, x + c0, beta, y);
             if (st) printf("\n  rank %d: %s", rank, spmv_mpi_last_error());
             CHECK(st == SPMV_OK);
+            ncalls += st == SPMV_OK;
             char label[160];
             snprintf(label, sizeof label, "rank %d: %s overlap %d alpha %g beta %g", rank, what, ov, alpha, beta);
             CHECK(tu_count_mismatch(y, yref + r0, bound + r0, D->nrows, TU_TOL, label) == 0);
@@ -148,6 +152,7 @@ static void check_matrix(spmv_mpi_matrix *D, const spmv_crs *A, const char *what
             memcpy(y, y0 + r0, (size_t)D->nrows * sizeof *y);
             spmv_status st = spmv_mpi_mv_dot(D, alpha, x + c0, beta, y, &xy, &yy);
             CHECK(st == SPMV_OK);
+            ncalls += st == SPMV_OK;
             CHECK(tu_count_mismatch(y, yref + r0, bound + r0, D->nrows, TU_TOL, what) == 0);
             long double sxy = 0, syy = 0, axy = 0, ayy = 0;
             for (int32_t i = 0; i < A->rows; i++) {
@@ -162,7 +167,8 @@ static void check_matrix(spmv_mpi_matrix *D, const spmv_crs *A, const char *what
             /* NULL dot outputs are fine */
             memcpy(y, y0 + r0, (size_t)D->nrows * sizeof *y);
             CHECK(spmv_mpi_mv_dot(D, alpha, x + c0, beta, y, NULL, NULL) == SPMV_OK);
-        } else {
+            ncalls++;
+        } else { /* refused: not timed, not counted */
             double xy;
             spmv_status st = spmv_mpi_mv_dot(D, 1.0, x + c0, 0.0, y, &xy, NULL);
             CHECK(st == SPMV_ERR_ARG);
@@ -170,7 +176,15 @@ static void check_matrix(spmv_mpi_matrix *D, const spmv_crs *A, const char *what
         }
     }
     spmv_mpi_set_overlap(D, 1);
-    CHECK(D->times.calls > 0 && D->times.local >= 0 && D->times.wait >= 0);
+    /* every successful multiply counted, each phase a duration, together within the wall time of the calls */
+    const double wall = MPI_Wtime() - wall0;
+    const spmv_mpi_times *T = &D->times;
+    const double phases = T->post + T->local + T->wait + T->remote + T->reduce;
+    if (T->calls != ncalls || !(phases <= wall))
+        printf("\n  rank %d: %s: timers: %lld calls (made %lld), phases %.3g s in %.3g s", rank, what,
+               (long long)T->calls, (long long)ncalls, phases, wall);
+    CHECK(T->calls == ncalls && ncalls >= 8);
+    CHECK(T->post >= 0 && T->local >= 0 && T->wait >= 0 && T->remote >= 0 && T->reduce >= 0 && phases <= wall);
     free(x);
     free(y0);
     free(yref);
