@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Install spmv to a temporary prefix, then build examples/cg against the installed package twice -- with CMake's
 # find_package(spmv) and with a plain compiler line from `pkg-config --cflags --libs spmv` -- and run both on the
-# built-in HPCG matrix and on bcsstk13: the CG residual must fall below 1e-8, in the same number of iterations
-# (+-1) for CRS and SELL (cg's exit status says so).
+# built-in HPCG matrix and on bcsstk13 (cg's exit status says whether the checks hold). Every solve (CRS, SELL, fused
+# SELL) must converge: true residual ||b - Ax||/||b|| <= 10 x 1e-8 and max |x - x*| against the known solution x* = 1
+# below 1e-6 on HPCG (seen 1.4e-8) and 1e-2 on bcsstk13 (condition number about 1e10; seen 1.1e-3 to 1.9e-3 over the
+# kernel families at 1 to 3 threads). Iteration counts must agree within 1 on HPCG only: on bcsstk13 the summation
+# order of each variant moves them by several iterations (1358 to 1367 seen), which is no defect.
 # usage: check_install.sh BUILD_DIR SOURCE_DIR SHARED_MATRICES_DIR
 set -euo pipefail
-build=$1 src=$2 shared=$3
+build=$1 src=$2 shared=${SPMV_TEST_MATRICES:-$3} # SPMV_TEST_MATRICES overrides the folder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -21,11 +24,12 @@ cc -O2 -o "$tmp/cg-pc" "$src/examples/cg/cg.c" $(PKG_CONFIG_PATH="$prefix/lib/pk
    -Wl,-rpath,"$prefix/lib" -lm
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OMP_WAIT_POLICY=passive
 for exe in "$tmp/cg-cmake/cg" "$tmp/cg-pc"; do
-  echo "== $exe --hpcg 16"
-  "$exe" --hpcg 16
+  echo "== $exe --hpcg 16 --max-error 1e-6 --same-iterations 1"
+  "$exe" --hpcg 16 --max-error 1e-6 --same-iterations 1
   if [ -f "$shared/bcsstk13.mtx" ]; then
-    echo "== $exe $shared/bcsstk13.mtx"
-    "$exe" "$shared/bcsstk13.mtx"
+    echo "== $exe $shared/bcsstk13.mtx --max-error 1e-2"
+    "$exe" "$shared/bcsstk13.mtx" --max-error 1e-2
   fi
 done
 echo "install + find_package + pkg-config + CG: ok"
+if [ ! -f "$shared/bcsstk13.mtx" ]; then echo "skipped: no $shared/bcsstk13.mtx: the CG on it did not run"; exit 77; fi

@@ -170,7 +170,7 @@ static void test_file_and_args(void)
     CU_ASSERT(spmv_matrix_mv(M, 1, x, 0, y) == SPMV_OK && y[0] == 0);
     spmv_matrix_free(M);
     spmv_matrix_free(NULL);
-    if (!tu_have_shared()) return;
+    if (!tu_need_shared("bcsstk13 through the handle")) return;
     CU_ASSERT_FATAL(spmv_matrix_create_file(tu_shared("bcsstk13.mtx"), &M) == SPMV_OK);
     CU_ASSERT(spmv_matrix_optimize(M) == SPMV_OK);
     check_mv(M, spmv_matrix_crs(M), 1.0, 0.0, "bcsstk13 through the handle");

@@ -459,17 +459,11 @@ static void test_million(void)
 
 static void test_shared(void)
 {
-    if (!tu_have_shared()) {
-        printf("\n  (no shared matrices folder at %s: skipped)", tu_shared(""));
-        return;
-    }
+    if (!tu_need_shared("the irregular shared matrices")) return;
     static const char *names[] = {"arrow.mtx", "rajat01.mtx", "pow.mtx", "karate.mtx", "hangGlider_2.mtx"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        spmv_crs *A = NULL;
-        if (spmv_crs_read_mm(tu_shared(names[k]), &A) != SPMV_OK) {
-            printf("\n  (%s: %s: skipped)", names[k], spmv_last_error());
-            continue;
-        }
+        spmv_crs *A = tu_read_shared(names[k]);
+        if (!A) continue;
         run_matrix(A, names[k], A->nnz > 100000);
         spmv_crs_free(A);
     }

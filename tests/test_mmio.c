@@ -255,10 +255,7 @@ static double json_y(const json_t *e)
 
 static void test_edge_files(void)
 {
-    if (!tu_have_shared()) {
-        printf("skipped: no shared matrices folder ");
-        return;
-    }
+    if (!tu_need_shared("mm-edge files (EXPECTED.json)")) return;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", tu_shared("mm-edge"));
     char jp[4200];
@@ -330,7 +327,7 @@ static void test_edge_files(void)
 /* Stored counts the notes of EXPECTED.json give (expanded, duplicates summed, explicit zeros kept). */
 static void test_edge_nnz(void)
 {
-    if (!tu_have_shared()) return;
+    if (!tu_need_shared("mm-edge stored counts")) return;
     static const struct { const char *name; int64_t nnz; } cases[] = {
         {"sym_diag_once.mtx", 8}, {"sym_pattern_graph.mtx", 6}, {"skew_coord.mtx", 6}, {"explicit_zeros.mtx", 4},
         {"duplicates.mtx", 3},    {"empty_nnz0.mtx", 0},        {"sym_array.mtx", 9},  {"array_general.mtx", 6}};
@@ -357,10 +354,7 @@ static int close_to(double got, double want, double scale)
 
 static void test_real_matrices(void)
 {
-    if (!tu_have_shared()) {
-        printf("skipped: no shared matrices folder ");
-        return;
-    }
+    if (!tu_need_shared("real matrices (REFERENCE_Y.json)")) return;
     json_t *root = tu_load_json(tu_shared("REFERENCE_Y.json"));
     const char *name;
     json_t *ex;

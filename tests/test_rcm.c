@@ -254,7 +254,11 @@ static const struct { const char *name; int64_t before, after; } known[] = {
 static void run_folder(const char *folder, int top, int *ntested, int *nknown)
 {
     DIR *d = opendir(folder);
-    if (!d) return;
+    if (!d) {
+        printf("\n    cannot open %s", folder);
+        CU_FAIL("a shared matrices folder cannot be read");
+        return;
+    }
     struct dirent *e;
     char **names = NULL;
     size_t nn = 0;
@@ -302,10 +306,7 @@ static void run_folder(const char *folder, int top, int *ntested, int *nknown)
 
 static void test_shared_matrices(void)
 {
-    if (!tu_have_shared()) {
-        printf("\n    skipped: no shared matrices folder");
-        return;
-    }
+    if (!tu_need_shared("RCM on the shared matrices")) return;
     int ntested = 0, nknown = 0;
     char top[4096], edge[4096];
     snprintf(top, sizeof top, "%s", tu_shared("."));

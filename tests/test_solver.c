@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,10 +170,21 @@ static void test_concurrent(void)
     spmv_crs_free(A);
 }
 
+/* The version the library reports against the header's: the string parsed here, independently of the macros that
+ * encode it, must give the numeric macros and SPMV_VERSION; and CMake's project version (read from the header's
+ * string by CMakeLists.txt, the one the shared library's file name and SOVERSION carry) must be the same. */
 static void test_version(void)
 {
     CU_ASSERT_STRING_EQUAL(spmv_version(), SPMV_VERSION_STRING);
-    CU_ASSERT_EQUAL(SPMV_VERSION, SPMV_VERSION_MAJOR * 10000 + SPMV_VERSION_MINOR * 100 + SPMV_VERSION_PATCH);
+    int major = -1, minor = -1, patch = -1, end = 0;
+    CU_ASSERT_EQUAL(sscanf(spmv_version(), "%d.%d.%d%n", &major, &minor, &patch, &end), 3);
+    CU_ASSERT_EQUAL((size_t)end, strlen(spmv_version())); /* nothing after the patch number */
+    CU_ASSERT_EQUAL(major, SPMV_VERSION_MAJOR);
+    CU_ASSERT_EQUAL(minor, SPMV_VERSION_MINOR);
+    CU_ASSERT_EQUAL(patch, SPMV_VERSION_PATCH);
+    CU_ASSERT(minor >= 0 && minor < 100 && patch >= 0 && patch < 100); /* what the encoding has room for */
+    CU_ASSERT_EQUAL(SPMV_VERSION, major * 10000 + minor * 100 + patch);
+    CU_ASSERT_STRING_EQUAL(spmv_version(), SPMV_TEST_PROJECT_VERSION);
 }
 
 int main(void)

@@ -705,7 +705,18 @@ static void test_tune_run(void)
     CU_ASSERT_TRUE(r.best.t_convert > 0);
     CU_ASSERT_DOUBLE_EQUAL(r.speedup, r.crs.t_spmv / r.best.t_spmv, 1e-12);
     CU_ASSERT_TRUE(r.break_even == spmv_tune_break_even(r.best.t_convert, r.crs.t_spmv, r.best.t_spmv));
-    CU_ASSERT_TRUE(r.break_even >= 0);
+    /* the break-even from its definition: the least whole number of multiplies n with n (t_crs - t_sell) >= t_convert
+     * when SELL is faster, never (HUGE_VAL) otherwise */
+    if (wins) {
+        const double gain = r.crs.t_spmv - r.best.t_spmv, n = r.break_even;
+        CU_ASSERT_TRUE(isfinite(n) && n >= 1 && n == floor(n));
+        CU_ASSERT_TRUE(n * gain >= r.best.t_convert * (1 - 1e-12));
+        CU_ASSERT_TRUE((n - 1) * gain < r.best.t_convert);
+        CU_ASSERT_TRUE(r.speedup > 1);
+    } else {
+        CU_ASSERT_TRUE(r.break_even == HUGE_VAL);
+        CU_ASSERT_TRUE(r.speedup <= 1);
+    }
     /* the record is found again and used by the auto parameters */
     spmv_tune_host h;
     spmv_tune_fingerprint f;

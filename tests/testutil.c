@@ -2,6 +2,7 @@
 
 #include <CUnit/Basic.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,32 @@ void tu_suite(const char *name, const tu_case *cases)
     for (const tu_case *c = cases; c->name; c++) CU_add_test(s, c->name, c->fn);
 }
 
+static int n_skipped;
+
+void tu_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("\n  skipped: ");
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n  "); /* CUnit's verdict of the case follows */
+    n_skipped++;
+}
+
+int tu_skipped(void) { return n_skipped; }
+
 int tu_run(void)
 {
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
+    if (!failed && n_skipped) {
+        printf("\n%d part%s skipped for missing input (see \"skipped:\" above): exit 77 (skipped)\n", n_skipped,
+               n_skipped == 1 ? "" : "s");
+        return 77;
+    }
     return failed ? 1 : 0;
 }
 
@@ -36,17 +57,47 @@ void tu_require_arch(void)
     printf("kernel family: %s\n", spmv_arch_name(a));
 }
 
+const char *tu_shared_dir(void)
+{
+    const char *e = getenv("SPMV_TEST_MATRICES");
+    return e && *e ? e : SPMV_SHARED_MATRICES;
+}
+
 const char *tu_shared(const char *name)
 {
     static _Thread_local char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s", SPMV_SHARED_MATRICES, name);
+    snprintf(buf, sizeof buf, "%s/%s", tu_shared_dir(), name);
     return buf;
 }
 
 int tu_have_shared(void)
 {
     struct stat st;
-    return stat(SPMV_SHARED_MATRICES, &st) == 0 && S_ISDIR(st.st_mode);
+    return stat(tu_shared_dir(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int tu_need_shared(const char *what)
+{
+    if (tu_have_shared()) return 1;
+    tu_skip("%s: no shared matrices folder at %s", what, tu_shared_dir());
+    return 0;
+}
+
+spmv_crs *tu_read_shared(const char *name)
+{
+    if (!tu_need_shared(name)) return NULL;
+    spmv_crs *A = NULL;
+    spmv_status st = spmv_crs_read_mm(tu_shared(name), &A);
+    if (st == SPMV_ERR_UNSUPPORTED && strstr(spmv_last_error(), "SuiteSparse")) {
+        tu_skip("%s: %s", name, spmv_last_error());
+        return NULL;
+    }
+    if (st != SPMV_OK) {
+        printf("\n  %s: %s (%s)", tu_shared(name), spmv_last_error(), spmv_strerror(st));
+        CU_FAIL("a named shared matrix cannot be read");
+        return NULL;
+    }
+    return A;
 }
 
 void tu_ref_mv_coo(int32_t rows, int64_t nnz, const int32_t *r, const int32_t *c, const double *v,

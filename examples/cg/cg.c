@@ -1,13 +1,19 @@
 /* Jacobi-preconditioned conjugate gradients with spmv as the SpMV backend.
  *
- *   cg [FILE.mtx | --hpcg N] [--tol 1e-8] [--maxit N] [-C C] [-s SIGMA]
+ *   cg [FILE.mtx | --hpcg N] [--tol 1e-8] [--maxit N] [-C C] [-s SIGMA] [--max-error E] [--same-iterations K]
  *
- * Solves A x = b with b = A * 1 (exact solution all ones) three times: with CRS, with SELL-C-sigma (C = 0 and
+ * Solves A x = b with b = A * 1 (exact solution x* all ones) three times: with CRS, with SELL-C-sigma (C = 0 and
  * sigma = 0: the library's "auto" parameters, recorded by spmv-tune or a model-based default) and with SELL plus
  * the fused multiply that returns <p, Ap> in the same sweep. SELL runs stay in the permuted order for the whole
- * iteration (x, r, p, z permuted once), and map x back once at the end. The final relative residual
- * ||b - A x|| / ||b|| is recomputed with a plain loop over the original CRS matrix. Exit status 0 when every
- * solve reached the tolerance. */
+ * iteration (x, r, p, z permuted once), and map x back once at the end.
+ *
+ * Each solve is judged by what it computed, not by how many iterations it took: the iteration stops when the
+ * recursive residual falls below --tol; the true relative residual ||b - A x|| / ||b|| is then recomputed with a
+ * plain loop over the original CRS matrix and must be at most 10 tol (rounding makes the two drift apart), and with
+ * --max-error E the error against the known solution, max_i |x_i - 1|, must be at most E. The three variants sum
+ * in different orders, so on an ill-conditioned matrix their iteration counts legitimately differ (bcsstk13:
+ * 1358 / 1360 / 1367 seen); --same-iterations K requires SELL and fused SELL to stay within K iterations of CRS,
+ * for well-conditioned matrices (HPCG) only. Exit status 0 when every check asked for holds. */
 #include <spmv.h>
 
 #include <math.h>
@@ -100,17 +106,20 @@ out:
 int main(int argc, char **argv)
 {
     const char *file = NULL;
-    int hpcg = 32, maxit = 100000, C = 0, sigma = 0;
-    double tol = 1e-8;
+    int hpcg = 32, maxit = 100000, C = 0, sigma = 0, same_iters = -1; /* -1: iteration counts only reported */
+    double tol = 1e-8, max_error = -1;                                 /* -1: the error only reported */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--hpcg") && i + 1 < argc) hpcg = atoi(argv[++i]), file = NULL;
         else if (!strcmp(argv[i], "--tol") && i + 1 < argc) tol = atof(argv[++i]);
         else if (!strcmp(argv[i], "--maxit") && i + 1 < argc) maxit = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-C") && i + 1 < argc) C = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-s") && i + 1 < argc) sigma = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-error") && i + 1 < argc) max_error = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--same-iterations") && i + 1 < argc) same_iters = atoi(argv[++i]);
         else if (argv[i][0] != '-') file = argv[i];
         else {
-            fprintf(stderr, "usage: cg [FILE.mtx | --hpcg N] [--tol T] [--maxit N] [-C C] [-s SIGMA]\n");
+            fprintf(stderr, "usage: cg [FILE.mtx | --hpcg N] [--tol T] [--maxit N] [-C C] [-s SIGMA] [--max-error E] "
+                            "[--same-iterations K]\n");
             return 2;
         }
     }
@@ -171,13 +180,28 @@ int main(int argc, char **argv)
         printf("%-12s %-22s %6d %12.3e %12.4f %10.3f %10.2e\n", name, kn, it, res, it > 0 ? tt / it * 1e3 : 0,
                ts > 0 ? 2.0 * A->nnz * it / ts * 1e-9 : 0, err);
         iters[m] = it;
-        if (it < 0 || !(res < tol)) fail = 1;
+        if (it < 0) fail = 1; /* the message is out */
+        if (!(res <= 10 * tol)) {
+            printf("  %s: FAILED: true residual %.3e above 10 tol = %.1e\n", name, res, 10 * tol);
+            fail = 1;
+        }
+        if (max_error >= 0 && !(err <= max_error)) {
+            printf("  %s: FAILED: error against the known solution %.2e above %.2e\n", name, err, max_error);
+            fail = 1;
+        }
         spmv_sell_free(S);
     }
-    int spread = abs(iters[SELL] - iters[CRS]) > 1 || abs(iters[SELL_FUSED] - iters[CRS]) > 1;
-    printf("iterations CRS %d, SELL %d, SELL fused %d: %s\n", iters[CRS], iters[SELL], iters[SELL_FUSED],
-           spread ? "differ by more than 1" : "agree within 1");
+    const int spread = abs(iters[SELL] - iters[CRS]) > abs(iters[SELL_FUSED] - iters[CRS])
+                           ? abs(iters[SELL] - iters[CRS])
+                           : abs(iters[SELL_FUSED] - iters[CRS]);
+    printf("iterations CRS %d, SELL %d, SELL fused %d: %d apart", iters[CRS], iters[SELL], iters[SELL_FUSED], spread);
+    if (same_iters >= 0) {
+        printf(", %s (--same-iterations %d)", spread <= same_iters ? "ok" : "FAILED", same_iters);
+        if (spread > same_iters) fail = 1;
+    }
+    printf("\n%s: true residual <= 10 tol%s%s\n", fail ? "FAILED" : "ok", max_error >= 0 ? ", error <= --max-error" : "",
+           same_iters >= 0 ? ", iterations within --same-iterations" : "");
     free(ones), free(b), free(x), free(dinv), free(bp), free(dp), free(xp);
     spmv_crs_free(A);
-    return fail || spread;
+    return fail;
 }
