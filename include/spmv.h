@@ -991,10 +991,11 @@ SPMV_API int spmv_model_format(const spmv_model *md, double measured_gflops, con
  *
  * The database (one file; spmv_tune_db_path): lines "key: value", '#' starts a comment, blank lines are ignored.
  * "choice: LABEL" opens a record (LABEL: the matrix's name, free text); the keys that follow belong to it:
- *   cpu: TEXT   isa: ref|avx512|sve   cores: N                       the machine (spmv_tune_host)
+ *   cpu: TEXT   isa: ref|avx512|avx2|sve   cores: N                      the machine (spmv_tune_host)
  *   rows: N   cols: N   nnz: N   nzr min: N   nzr mean: X   nzr max: N   the matrix (spmv_tune_fingerprint)
  *   order: original|permuted                                          vector order measured (optional: original)
  *   C: N   sigma: N   rcm: on|off   threads: N (1..4096)             the choice
+ *   runs: N   x access: gather|emul                                   kernel variant of the choice (optional)
  *   gflops: X   limit gflops: X   crs gflops: X   conversion: X s   date: TEXT     measurements (optional)
  * Every key at most once per record, all but the optional ones required; '#' in free text is written as a blank.
  * nzr mean is written with 17 significant digits (it reads back exactly), measurements with 6. A record matches
@@ -1005,7 +1006,7 @@ SPMV_API int spmv_model_format(const spmv_model *md, double measured_gflops, con
 typedef struct spmv_tune_host {
     char cpu[128];   /**< CPU model: /proc/cpuinfo "model name" (x86); on Arm "implementer 0xII part 0xPPP"; else
                         "unknown" */
-    char isa[16];    /**< kernel family in use (spmv_arch_name of spmv_arch_get): "ref", "avx512", "sve" */
+    char isa[16];    /**< kernel family in use (spmv_arch_name of spmv_arch_get): "ref", "avx512", "avx2", "sve" */
     int32_t cores;   /**< online logical CPUs of the machine */
 } spmv_tune_host;
 
@@ -1037,6 +1038,9 @@ typedef struct spmv_tune_record {
     double t_convert;    /**< CRS -> SELL conversion, seconds (RCM included) */
     char matrix[128];    /**< label: file name or "HPCG 96x96x96" (informative) */
     char date[32];       /**< UTC, "2026-11-29T12:00:00Z" (informative) */
+    int has_variant;     /**< 1: runs and xaccess were recorded (a zeroed record: 0, the library's defaults) */
+    int32_t runs;        /**< run-column threshold of the choice (spmv_sell_opts.runs; 0: none), if has_variant */
+    int xaccess;         /**< x access of the choice (SPMV_X_GATHER or SPMV_X_EMUL; SPMV_X_AUTO: not recorded) */
 } spmv_tune_record;
 
 /** The database path: $SPMV_TUNE_DB if set (and not "off"), else $XDG_DATA_HOME/spmv/tuning/choices.txt, else
@@ -1134,7 +1138,8 @@ typedef enum spmv_tune_source {
 /** Resolve "auto" parameters in place: o->C == 0 and/or o->sigma == 0 are replaced by the imported choice for A on
  * this machine (spmv_wisdom_find, order o->permuted; nothing is imported unless the caller called
  * spmv_wisdom_import), else by the model defaults. A recorded sigma is used only with the recorded C (an
- * explicitly given, different C gets the model's sigma). Only C and sigma change (rcm and threads of a record:
+ * explicitly given, different C gets the model's sigma). C and sigma change, and runs / xaccess where the caller
+ * left them auto and the record has them (rcm and threads of a record:
  * spmv_wisdom_find). No file is read. With SPMV_VERBOSE=1 a line on stderr says which values were used and where
  * they came from. src may be NULL. spmv_sell_from_crs calls this when C or sigma is 0. Errors: SPMV_ERR_ARG (NULL
  * A or o, C or sigma negative), SPMV_ERR_NOMEM, SPMV_ERR_ARCH. */
@@ -1173,10 +1178,13 @@ typedef enum spmv_tune_state {
 typedef struct spmv_tune_point {
     int32_t stage;        /**< 0 CRS baseline, 1 C sweep, 2 sigma sweep, 3 RCM, 4 threads, 5 full grid, 6 the final
                              comparison (the choice and CRS at its thread count, timed alternately), 7 a point below
-                             half the best built and timed again (noise on a busy machine), before the threads */
+                             half the best built and timed again (noise on a busy machine), before the threads;
+                             8 kernel variants of the best point: run columns off, the other x access */
     int is_crs;           /**< 1: CRS (C, sigma, rcm unused) */
     int32_t C, sigma;
     int rcm;
+    int32_t runs;         /**< run-column threshold the matrix was built with (0: none; SELL points) */
+    int xaccess;          /**< x access of the built matrix (SPMV_X_GATHER / SPMV_X_EMUL; SELL points) */
     int32_t nthreads;
     spmv_tune_state state;
     char kernel[48];      /**< kernel name (measured points) */

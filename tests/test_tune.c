@@ -104,6 +104,8 @@ static void test_db_roundtrip(void)
     spmv_tune_record a = sample_record(), b = sample_record(), got;
     b.fp.rows = 1000, b.fp.cols = 1000, b.fp.nnz = 5000, b.fp.nzr_min = 5, b.fp.nzr_max = 5, b.fp.nzr_mean = 5;
     b.C = 8, b.sigma = 1, b.rcm = 0, b.nthreads = 1, b.permuted = 1;
+    b.has_variant = 1, b.runs = 0, b.xaccess = SPMV_X_EMUL; /* the kernel variant: no run columns, emulated gathers */
+    snprintf(b.host.isa, sizeof b.host.isa, "avx2");
     snprintf(b.matrix, sizeof b.matrix, "small # with a hash");
     int found = -1;
     /* a missing file is an empty database */
@@ -127,6 +129,11 @@ static void test_db_roundtrip(void)
     CU_ASSERT_STRING_EQUAL(recs[0].date, "2026-11-29T12:00:00Z");
     CU_ASSERT_STRING_EQUAL(recs[1].matrix, "small   with a hash"); /* '#' would start a comment */
     CU_ASSERT_EQUAL(recs[1].permuted, 1);
+    CU_ASSERT_EQUAL(recs[0].has_variant, 0); /* not recorded: not written, read back as not recorded */
+    CU_ASSERT_EQUAL(recs[1].has_variant, 1);
+    CU_ASSERT_EQUAL(recs[1].runs, 0);
+    CU_ASSERT_EQUAL(recs[1].xaccess, SPMV_X_EMUL);
+    CU_ASSERT_STRING_EQUAL(recs[1].host.isa, "avx2");
     spmv_tune_db_free(recs);
 
     /* match */
@@ -217,7 +224,9 @@ static void test_db_malformed(void)
     expect_parse_error("e4.txt", "choice: m\n  C: 8x\n", "2: 'C': '8x' is not an integer >= 1");
     expect_parse_error("e5.txt", "choice: m\n  sigma: 0\n", "2: 'sigma': '0' is not an integer >= 1");
     expect_parse_error("e6.txt", "choice: m\n  nnz: -3\n", "2: 'nnz': '-3' is not an integer >= 0");
-    expect_parse_error("e7.txt", "choice: m\n  isa: mmx\n", "2: 'isa': 'mmx' is not ref, avx512 or sve");
+    expect_parse_error("e7.txt", "choice: m\n  isa: mmx\n", "2: 'isa': 'mmx' is not a kernel family (ref, avx512, avx2, sve)");
+    expect_parse_error("e15.txt", "choice: m\n  x access: fast\n", "2: 'x access': 'fast' is not gather or emul");
+    expect_parse_error("e16.txt", "choice: m\n  runs: -1\n", "2: 'runs': '-1' is not an integer >= 0");
     expect_parse_error("e8.txt", "choice: m\n  rcm: maybe\n", "2: 'rcm': 'maybe' is not on or off");
     expect_parse_error("e9.txt", "choice: m\n  gflops: fast\n", "2: 'gflops': 'fast' is not a number >= 0");
     expect_parse_error("e13.txt", "choice: m\n  threads: 100000\n",
@@ -532,6 +541,25 @@ static void test_auto_params(void)
     CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
     CU_ASSERT_EQUAL(o.C, 32);
     CU_ASSERT_EQUAL(o.sigma, 8);
+    /* a recorded kernel variant is applied where the caller left it auto, and only there */
+    spmv_wisdom_forget();
+    const char *db3 = tmp_path("auto_variant.txt");
+    remove(db3);
+    spmv_tune_record r3 = record_for(A, 16, 64);
+    r3.has_variant = 1, r3.runs = 0, r3.xaccess = SPMV_X_EMUL;
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db3, &r3), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_wisdom_import(db3, NULL), SPMV_OK);
+    o = spmv_sell_opts_default();
+    o.C = 0, o.sigma = 0;
+    CU_ASSERT_EQUAL(spmv_tune_auto_params(A, &o, &src), SPMV_OK);
+    CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
+    CU_ASSERT_EQUAL(o.runs, 0);
+    CU_ASSERT_EQUAL(o.xaccess, SPMV_X_EMUL);
+    o = spmv_sell_opts_default();
+    o.C = 0, o.sigma = 0, o.runs = 5, o.xaccess = SPMV_X_GATHER; /* given: kept */
+    spmv_tune_auto_params(A, &o, &src);
+    CU_ASSERT_EQUAL(o.runs, 5);
+    CU_ASSERT_EQUAL(o.xaccess, SPMV_X_GATHER);
     spmv_wisdom_forget();
     /* a database that does not parse is not imported (named with its line), nothing changes */
     write_file(db, "choice: x\n  bogus: 1\n");
@@ -703,6 +731,22 @@ static void test_tune_run(void)
         CU_ASSERT_EQUAL(r.crs.nthreads, cthr);
     }
     CU_ASSERT_TRUE(r.best.t_convert > 0);
+    /* the choice carries its kernel variant; stage 8 points are variants of a measured point (runs off, or the
+     * other x access), never a new C, sigma or RCM */
+    CU_ASSERT_EQUAL(r.opts.runs, r.best.runs);
+    CU_ASSERT_EQUAL(r.opts.xaccess, r.best.xaccess);
+    for (int32_t i = 0; i < r.npoints; i++) {
+        const spmv_tune_point *q = &r.points[i];
+        if (q->stage != 8 || q->state != SPMV_TUNE_MEASURED) continue;
+        int base = 0;
+        for (int32_t j = 0; j < i; j++) {
+            const spmv_tune_point *b = &r.points[j];
+            if (b->stage != 8 && !b->is_crs && b->state == SPMV_TUNE_MEASURED && b->C == q->C &&
+                b->sigma == q->sigma && b->rcm == q->rcm && (b->runs != q->runs || b->xaccess != q->xaccess))
+                base = 1;
+        }
+        CU_ASSERT_TRUE(base);
+    }
     CU_ASSERT_DOUBLE_EQUAL(r.speedup, r.crs.t_spmv / r.best.t_spmv, 1e-12);
     CU_ASSERT_TRUE(r.break_even == spmv_tune_break_even(r.best.t_convert, r.crs.t_spmv, r.best.t_spmv));
     /* the break-even from its definition: the least whole number of multiplies n with n (t_crs - t_sell) >= t_convert

@@ -20,8 +20,8 @@ const char *tune_point_name(const spmv_tune_point *p, char *buf, size_t size)
 
 const char *tune_stage_name(int32_t stage)
 {
-    static const char *const n[] = {"baseline", "C", "sigma", "RCM", "threads", "grid", "final", "again"};
-    return stage >= 0 && stage <= 7 ? n[stage] : "?";
+    static const char *const n[] = {"baseline", "C", "sigma", "RCM", "threads", "grid", "final", "again", "variant"};
+    return stage >= 0 && stage <= 8 ? n[stage] : "?";
 }
 
 static const char *state_name(spmv_tune_state s)
@@ -90,7 +90,7 @@ void tune_print_table(FILE *f, const tune_report *t)
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
                 p->nthreads, conv, stored, beta, meas ? p->kernel : "-", gf, gb, rf, pc, ec, ee, note);
     }
-    fprintf(f, "(* the choice; 'final': the choice and CRS timed alternately for the speed-up. Gflop/s: median of the timed runs after a result check against a reference loop; "
+    fprintf(f, "(* the choice; 'final': the choice and CRS timed alternately for the speed-up; 'variant': the best point with run columns off or the other x access. Gflop/s: median of the timed runs after a result check against a reference loop; "
                "GB/s: the kernel's declared traffic at the model's alpha;\n roofline: a bound (the bandwidth of the "
                "levels the data come from over the code balance), %% roof = measured / roofline; ECM: the prediction, "
                "ECM err = (ECM - measured) / measured%s)\n",

@@ -58,11 +58,11 @@ spmv_status spmv_tune_db_path(char *buf, size_t size)
 
 enum key {
     K_CPU, K_ISA, K_CORES, K_ROWS, K_COLS, K_NNZ, K_NZR_MIN, K_NZR_MEAN, K_NZR_MAX, K_ORDER, K_C, K_SIGMA, K_RCM,
-    K_THREADS, K_GFLOPS, K_LIMIT, K_CRS, K_CONV, K_DATE, K_COUNT
+    K_THREADS, K_GFLOPS, K_LIMIT, K_CRS, K_CONV, K_DATE, K_RUNS, K_XACCESS, K_COUNT
 };
 static const char *const key_name[K_COUNT] = {
     "cpu", "isa", "cores", "rows", "cols", "nnz", "nzr min", "nzr mean", "nzr max", "order", "C", "sigma", "rcm",
-    "threads", "gflops", "limit gflops", "crs gflops", "conversion", "date"};
+    "threads", "gflops", "limit gflops", "crs gflops", "conversion", "date", "runs", "x access"};
 /* required keys: up to and including K_THREADS, except order */
 static int key_required(int k) { return k <= K_THREADS && k != K_ORDER; }
 
@@ -172,10 +172,18 @@ static spmv_status parse_line(parser *p, char *line)
         if (!*v || strlen(v) >= sizeof r->host.cpu) return perr(p, "'cpu': empty or longer than 127 characters%s%s", "", "");
         snprintf(r->host.cpu, sizeof r->host.cpu, "%s", v);
         break;
-    case K_ISA:
-        if (strcmp(v, "ref") && strcmp(v, "avx512") && strcmp(v, "sve"))
-            return perr(p, "'isa': '%s' is not ref, avx512 or sve%s", v, "");
+    case K_ISA: {
+        int known = 0; /* a kernel family this library knows (built here or not) */
+        for (int a = 0; a < spmv_arch_count() && !known; a++) known = !strcmp(v, spmv_arch_name((spmv_arch)a));
+        if (!known || strlen(v) >= sizeof r->host.isa)
+            return perr(p, "'isa': '%s' is not a kernel family (ref, avx512, avx2, sve)%s", v, "");
         snprintf(r->host.isa, sizeof r->host.isa, "%s", v);
+        break;
+    }
+    case K_XACCESS:
+        if (!strcmp(v, "gather")) r->xaccess = SPMV_X_GATHER;
+        else if (!strcmp(v, "emul")) r->xaccess = SPMV_X_EMUL;
+        else return perr(p, "'x access': '%s' is not gather or emul%s", v, "");
         break;
     case K_ORDER:
         if (!strcmp(v, "original")) r->permuted = 0;
@@ -222,6 +230,7 @@ static spmv_status parse_line(parser *p, char *line)
         case K_C: r->C = (int32_t)i; break;
         case K_SIGMA: r->sigma = (int32_t)i; break;
         case K_THREADS: r->nthreads = (int32_t)i; break;
+        case K_RUNS: r->runs = (int32_t)i, r->has_variant = 1; break;
         }
     }
     }
@@ -336,6 +345,9 @@ static int write_record(FILE *f, const spmv_tune_record *r)
     if (r->crs_gflops > 0) fprintf(f, "  crs gflops: %.6g\n", r->crs_gflops);
     if (r->t_convert > 0) fprintf(f, "  conversion: %.6g s\n", r->t_convert);
     if (date[0]) fprintf(f, "  date: %s\n", date);
+    if (r->has_variant) fprintf(f, "  runs: %d\n", r->runs);
+    if (r->xaccess == SPMV_X_GATHER || r->xaccess == SPMV_X_EMUL)
+        fprintf(f, "  x access: %s\n", r->xaccess == SPMV_X_GATHER ? "gather" : "emul");
     return ferror(f) ? -1 : 0;
 }
 

@@ -439,6 +439,10 @@ spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tun
     if (found && (wantC || rec.C == o->C)) {
         if (wantC) o->C = rec.C;
         if (wantS) o->sigma = rec.sigma;
+        /* the recorded kernel variant, where the caller left it to the library */
+        if (o->runs < 0 && rec.has_variant) o->runs = rec.runs;
+        if (o->xaccess == SPMV_X_AUTO && (rec.xaccess == SPMV_X_GATHER || rec.xaccess == SPMV_X_EMUL))
+            o->xaccess = rec.xaccess;
         if (src) *src = SPMV_TUNE_RECORDED;
         if (verbose) {
             char perf[64] = "";

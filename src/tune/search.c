@@ -326,7 +326,10 @@ static int measured_already(const tctx *c, int32_t C, int32_t sigma, int rcm)
     return 0;
 }
 
-static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force)
+/* SELL point (C, sigma, rcm) with the kernel variant runs (spmv_sell_opts.runs, -1: auto) and xaccess
+ * (SPMV_X_AUTO: the family's choice) */
+static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force, int32_t runs,
+                                int xaccess)
 {
     const spmv_crs *A = c->A;
     const spmv_machine *m = c->o->machine;
@@ -411,6 +414,8 @@ static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_
         so.permuted = c->o->permuted;
         so.nthreads = c->T;
         so.max_stored_factor = c->o->max_stored_factor;
+        so.runs = runs;
+        so.xaccess = xaccess;
         double t = now();
         spmv_status st = spmv_sell_from_crs(A, &so, &S);
         p.t_convert = now() - t;
@@ -428,7 +433,12 @@ static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_
             }
             p.stored = S->stored;
             p.beta = spmv_sell_beta(S);
+            p.runs = S->runs;
+            p.xaccess = S->xaccess;
             finish_measure(c, NULL, S, &p, -1);
+            if (stage == 8 && !p.note[0])
+                snprintf(p.note, sizeof p.note, "variant: %s", runs == 0 ? "run columns off"
+                         : p.xaccess == SPMV_X_GATHER ? "x access by hardware gather" : "x access emulated");
         }
     }
     c->done++;
@@ -448,6 +458,11 @@ static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_
         spmv_sell_free(S);
     }
     return SPMV_OK;
+}
+
+static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force)
+{
+    return sell_point_v(c, C, sigma, rcm, stage, force, -1, SPMV_X_AUTO);
 }
 
 /* SELL point of the thread sweep: the best matrix repartitioned for n threads */
@@ -647,7 +662,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         if (spmv_tune_sigma_list(Cs[k], A->rows, sg, 40, &ns) == SPMV_OK && ns > maxsig) maxsig = ns;
     }
     const int try_rcm = o->rcm && c.square;
-    c.planned = 1 + (o->full ? nC * maxsig * (try_rcm ? 2 : 1) : nC + maxsig - 1 + (try_rcm ? maxsig : 0)) +
+    c.planned = 3 + (o->full ? nC * maxsig * (try_rcm ? 2 : 1) : nC + maxsig - 1 + (try_rcm ? maxsig : 0)) +
                 (nthr > 1 ? 2 * (nthr - 1) : 0) + 2;
 
     if ((st = setup(&c))) goto out;
@@ -738,6 +753,21 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
             }
         }
     }
+    /* 8: kernel variants of the best point, built and timed as the others (a faster one becomes the best): run
+     * columns off when it has them (the run loads against gathers on this matrix), then the other x access for
+     * the gather columns when the family has two (hardware gather against scalar loads and inserts) */
+    if (c.bestidx >= 0) {
+        const spmv_tune_point b = r->points[c.bestidx];
+        if (b.runs > 0 && (st = sell_point_v(&c, b.C, b.sigma, b.rcm, 8, 0, 0, b.xaccess))) goto out;
+        spmv_arch arch = SPMV_ARCH_REF;
+        const spmv_family *fam = spmv_arch_get(&arch) == SPMV_OK ? spmv__family(arch) : NULL;
+        spmv__clear_error();
+        const spmv_tune_point b2 = r->points[c.bestidx];
+        if (fam && fam->xaccess_default && (b2.xaccess == SPMV_X_GATHER || b2.xaccess == SPMV_X_EMUL)) {
+            const int other = b2.xaccess == SPMV_X_GATHER ? SPMV_X_EMUL : SPMV_X_GATHER;
+            if ((st = sell_point_v(&c, b2.C, b2.sigma, b2.rcm, 8, 0, b2.runs, other))) goto out;
+        }
+    }
     if (c.bestidx < 0) { /* every SELL point failed */
         st = spmv__error(SPMV_ERR_ARG, "%s: no SELL-C-sigma configuration passed the result check", fn);
         goto out;
@@ -783,6 +813,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     r->opts = spmv_sell_opts_default();
     r->opts.C = r->best.C;
     r->opts.sigma = r->best.sigma;
+    r->opts.runs = r->best.runs;
+    r->opts.xaccess = r->best.xaccess;
     r->opts.rcm = r->best.rcm;
     r->opts.nthreads = r->best.nthreads;
     r->opts.permuted = o->permuted ? 1 : 0;
@@ -806,6 +838,9 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         rec.sigma = r->opts.sigma;
         rec.rcm = r->opts.rcm;
         rec.nthreads = r->opts.nthreads;
+        rec.has_variant = 1;
+        rec.runs = r->opts.runs;
+        rec.xaccess = r->opts.xaccess;
         rec.gflops = r->best.gflops;
         rec.limit = r->best.limit;
         rec.crs_gflops = r->crs.gflops;
