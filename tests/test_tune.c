@@ -6,10 +6,14 @@
 #include "internal.h"
 #include "testutil.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -241,6 +245,48 @@ static void test_db_malformed(void)
         fclose(f);
     }
     CU_ASSERT_STRING_EQUAL(line, "choice: m\n");
+}
+
+/* the disk fills up while the database is written: the database is unchanged, no temporary file is left */
+static void test_db_full_disk(void)
+{
+    FILE *f;
+    /* the disk fills up while the database is written (a file size limit: EFBIG, as a full disk gives ENOSPC):
+     * the database is unchanged and no temporary file is left */
+    const char *db = tmp_path("full.txt");
+    remove(db);
+    spmv_tune_record r = sample_record();
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    char before[4096], after[4096];
+    f = fopen(db, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    size_t nb = fread(before, 1, sizeof before, f);
+    fclose(f);
+    r.fp.rows = 77; /* a second record: the file grows beyond the limit */
+    struct rlimit rl0, rl;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &rl0), 0);
+    rl = rl0;
+    rl.rlim_cur = (rlim_t)nb + 16;
+    CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    spmv_status st = spmv_tune_db_store(db, &r);
+    setrlimit(RLIMIT_FSIZE, &rl0);
+    signal(SIGXFSZ, old_handler);
+    CU_ASSERT_EQUAL(st, SPMV_ERR_IO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), db));
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), strerror(EFBIG)));
+    f = fopen(db, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    size_t na = fread(after, 1, sizeof after, f);
+    fclose(f);
+    CU_ASSERT(na == nb && memcmp(before, after, nb) == 0);
+    /* nothing else in the folder named like the database */
+    DIR *d = opendir(dir);
+    int others = 0;
+    for (struct dirent *e; d && (e = readdir(d));) others += strstr(e->d_name, "full.txt.tmp") != NULL;
+    if (d) closedir(d);
+    CU_ASSERT_EQUAL(others, 0);
+    remove(db);
 }
 
 static void test_db_path(void)
@@ -742,6 +788,7 @@ int main(void)
     if (system(cmd) != 0) return 1;
     tu_suite("tune database", (tu_case[]){{"write, read, match, no match, replace", test_db_roundtrip},
                                           {"malformed files: FILE:LINE: reason", test_db_malformed},
+                                          {"full disk while storing", test_db_full_disk},
                                           {"path: SPMV_TUNE_DB, XDG_DATA_HOME", test_db_path},
                                           {NULL, NULL}});
     tu_suite("tune lists and model defaults",

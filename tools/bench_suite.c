@@ -351,8 +351,8 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         free(files);
         return 2;
     }
-    if (tune_output_check(prog, "--csv", csv, 0) ||
-        (db_opt && record && tune_time > 0 && tune_output_check(prog, "--db", db_opt, 0))) {
+    if (tool_output_check(prog, "--csv", csv, 0) ||
+        (db_opt && record && tune_time > 0 && tool_output_check(prog, "--db", db_opt, 0))) {
         for (int i = 0; i < nf; i++) free(files[i]);
         free(files);
         return 1;
@@ -378,12 +378,12 @@ int bench_suite_main(const char *prog, int argc, char **argv)
     else snprintf(how, sizeof how, "the model defaults");
     printf("suite        %d matri%s, CRS and SELL-C-σ (the recorded choice, else %s), %ld threads at most\n"
            "machine      %s\n", nf, nf == 1 ? "x" : "ces", how, threads, tm->source);
-    FILE *f = fopen(csv, "w");
-    if (!f) {
-        fprintf(stderr, "%s: --csv: cannot write %s: %s\n", prog, csv, strerror(errno));
+    tool_outfile out; /* a temporary file, renamed over the CSV when all is written */
+    if (tool_out_begin(prog, "--csv", csv, &out)) {
         free(tm);
         return 1;
     }
+    FILE *f = out.f;
     fprintf(f, "matrix,status,rows,cols,nnz,source,C,sigma,rcm,threads,crs_gflops,crs_gbs,sell_gflops,sell_gbs,beta,"
                "roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,speedup,conversion_s,break_even_spmvs,note\n");
     row *rows = calloc((size_t)nf, sizeof *rows);
@@ -406,12 +406,12 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         fputs("\"\n", f);
         if (!bad && (fflush(f) || ferror(f))) {
             bad = 1;
-            fprintf(stderr, "%s: --csv: write error on %s: %s (the run goes on; the CSV is incomplete)\n", prog, csv,
-                    strerror(errno));
+            fprintf(stderr, "%s: --csv: write error on %s: %s (the run goes on; the CSV will not be written)\n", prog,
+                    csv, strerror(out.err ? out.err : EIO));
         }
     }
-    if (bad) fclose(f);
-    else bad = tune_output_close(prog, "--csv", csv, f);
+    if (bad) tool_out_abort(&out);
+    else bad = tool_out_end(prog, "--csv", &out);
     printf("\n%-30s %9s %10s %8s  %-22s %8s %7s %8s %7s %7s %7s %8s %8s  %s\n", "matrix", "rows", "nnz", "source",
            "SELL (C-σ RCM thr)", "CRS GF/s", "GB/s", "SELL GF/s", "GB/s", "beta", "% roof", "ECM err", "speed-up",
            "note");

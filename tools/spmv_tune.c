@@ -168,9 +168,9 @@ int main(int argc, char **argv)
         }
     }
     /* the outputs, before the long search */
-    if ((csv && tune_output_check(prog, "--csv", csv, 0)) || (json && tune_output_check(prog, "--json", json, 0)) ||
-        (plot && tune_output_check(prog, "--plot", plot, 1)) ||
-        (db_opt && record && tune_output_check(prog, "--db", db_opt, 0))) /* its folder must exist */
+    if ((csv && tool_output_check(prog, "--csv", csv, 0)) || (json && tool_output_check(prog, "--json", json, 0)) ||
+        (plot && tool_output_check(prog, "--plot", plot, 1)) ||
+        (db_opt && record && tool_output_check(prog, "--db", db_opt, 0))) /* its folder must exist */
         return 1;
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads);

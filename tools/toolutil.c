@@ -206,3 +206,48 @@ int tool_sell_arg(const char *prog, int argc, char **argv, int *i, long *long_ro
     ++*i;
     return 1;
 }
+
+int tool_out_begin(const char *prog, const char *opt, const char *path, tool_outfile *o)
+{
+    char msg[1200];
+    if (tool_out_open(o, path, msg, sizeof msg) == 0) return 0;
+    fprintf(stderr, "%s: %s%s%s\n", prog, opt ? opt : "", opt ? ": " : "", msg);
+    return 1;
+}
+
+int tool_out_end(const char *prog, const char *opt, tool_outfile *o)
+{
+    char msg[1200];
+    if (tool_out_commit(o, msg, sizeof msg) == 0) return 0;
+    fprintf(stderr, "%s: %s%s%s\n", prog, opt ? opt : "", opt ? ": " : "", msg);
+    return 1;
+}
+
+int tool_output_check(const char *prog, const char *opt, const char *path, int dir)
+{
+    char msg[1200];
+    if (!path || !*path) {
+        fprintf(stderr, "%s: %s: empty path\n", prog, opt);
+        return 1;
+    }
+    if (dir) {
+        struct stat sb;
+        if (mkdir(path, 0777) && errno != EEXIST) {
+            fprintf(stderr, "%s: %s: cannot create the folder %s: %s\n", prog, opt, path, strerror(errno));
+            return 1;
+        }
+        if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "%s: %s: %s is not a folder\n", prog, opt, path);
+            return 1;
+        }
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/.spmv-probe", path);
+        if (tool_out_check(probe, msg, sizeof msg) == 0) return 0;
+        fprintf(stderr, "%s: %s: cannot write in the folder %s: %s\n", prog, opt, path,
+                strchr(msg, ':') ? strchr(msg, ':') + 2 : msg);
+        return 1;
+    }
+    if (tool_out_check(path, msg, sizeof msg) == 0) return 0;
+    fprintf(stderr, "%s: %s: %s\n", prog, opt, msg);
+    return 1;
+}

@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include "internal.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -652,8 +653,12 @@ spmv_status spmv_crs_write_mm(const spmv_crs *A, const char *path)
         return spmv__error(SPMV_ERR_ARG, "spmv_crs_write_mm: A is not a valid CRS matrix (%d x %d, nnz %lld)",
                            A->rows, A->cols, (long long)A->nnz);
 
-    FILE *f = fopen(path, "w");
-    if (!f) return mm_err(SPMV_ERR_IO, path, 0, "cannot open for writing (%s)", strerror(errno));
+    /* through a temporary file renamed over path on success: a failed write never leaves a partial file nor
+     * removes what was there (a device such as /dev/stdout is written in place, never removed) */
+    spmv__outfile o;
+    char msg[600];
+    if (spmv__out_open(&o, path, msg, sizeof msg)) return spmv__error(SPMV_ERR_IO, "%s", msg);
+    FILE *f = o.f;
     int ok = fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d %d %lld\n", A->rows, A->cols,
                      (long long)A->nnz) > 0;
     /* 1-based; %.17g: 17 significant digits identify every double */
@@ -663,15 +668,6 @@ spmv_status spmv_crs_write_mm(const spmv_crs *A, const char *path)
                 ok = 0;
                 break;
             }
-    ok = ok && !ferror(f);
-    int err = ok ? 0 : errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok || err) {
-        remove(path); /* no partial file */
-        return mm_err(SPMV_ERR_IO, path, 0, "write failed (%s)", strerror(err ? err : EIO));
-    }
+    if (spmv__out_commit(&o, msg, sizeof msg)) return spmv__error(SPMV_ERR_IO, "%s", msg);
     return SPMV_OK;
 }

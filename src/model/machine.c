@@ -3,6 +3,7 @@
  * files where one exists (model name, clock, sockets, cores per socket, cores per NUMA domain, cacheline size,
  * cores per group, upstream throughput, transfers overlap). */
 #include "internal.h"
+#include "outfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -702,12 +703,14 @@ spmv_status spmv_machine_write(const spmv_machine *m, const char *path)
     char *text = spmv__malloc((size_t)n + 1);
     if (!text) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory", path);
     spmv_machine_format(m, text, (size_t)n + 1);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        st = spmv__error(SPMV_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+    /* through a temporary file renamed over path on success (src/util/outfile.c) */
+    spmv__outfile o;
+    char msg[600];
+    if (spmv__out_open(&o, path, msg, sizeof msg)) {
+        st = spmv__error(SPMV_ERR_IO, "%s", msg);
     } else {
-        if (fwrite(text, 1, (size_t)n, f) != (size_t)n) st = spmv__error(SPMV_ERR_IO, "%s: write error", path);
-        if (fclose(f) && !st) st = spmv__error(SPMV_ERR_IO, "%s: write error on close", path);
+        fwrite(text, 1, (size_t)n, o.f);
+        if (spmv__out_commit(&o, msg, sizeof msg)) st = spmv__error(SPMV_ERR_IO, "%s", msg);
     }
     spmv__free(text);
     return st;

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "tune.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -378,33 +379,25 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
         spmv_tune_db_free(recs);
         return st;
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    /* through a temporary file renamed over path on success (src/util/outfile.c) */
+    spmv__outfile o;
+    char msg[600];
+    if (spmv__out_open(&o, path, msg, sizeof msg)) {
         spmv_tune_db_free(recs);
-        return spmv__error(SPMV_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+        return spmv__error(SPMV_ERR_IO, "%s", msg);
     }
+    FILE *f = o.f;
     fprintf(f, "# spmv tuning database, format 1: the SELL-C-sigma choice per machine and matrix, written by spmv-tune\n"
                "# (spmv_tune_db_store). spmv_sell_from_crs with C = 0 or sigma = 0 uses the record matching the\n"
                "# machine (cpu, isa, cores) and the matrix (rows, cols, nnz, nzr min/mean/max). Format: include/spmv.h,\n"
                "# section \"Tuning\". 'choice: NAME' opens a record; '#' starts a comment.\n");
-    int bad = 0;
-    for (int32_t i = 0; i < n && !bad; i++) {
+    for (int32_t i = 0; i < n; i++) {
         if (same_host(&recs[i].host, &r->host) && same_fp(&recs[i].fp, &r->fp) && recs[i].permuted == r->permuted)
             continue; /* replaced */
-        bad = write_record(f, &recs[i]);
+        write_record(f, &recs[i]);
     }
-    if (!bad) bad = write_record(f, r);
+    write_record(f, r);
     spmv_tune_db_free(recs);
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return spmv__error(SPMV_ERR_IO, "%s: write error on %s", path, tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return spmv__error(SPMV_ERR_IO, "%s: cannot replace the file: %s", path, strerror(e));
-    }
+    if (spmv__out_commit(&o, msg, sizeof msg)) return spmv__error(SPMV_ERR_IO, "%s", msg);
     return SPMV_OK;
 }
