@@ -405,12 +405,21 @@ static int try_read(const char *path, spmv_machine *m)
 }
 
 /* this machine's file in dir: `own` (DIR/<hostname>.machine), else the newest *.machine whose model name contains
- * the CPU model string */
-static int find_in_dir(const char *dir, const char *own, const char *cpu, tune_machine *tm)
+ * the CPU model string. A file there that does not read is named with its line and reason (never skipped
+ * silently); *own_bad = 1 when it is `own` (so that nothing overwrites it). */
+static int find_in_dir(const char *prog, const char *dir, const char *own, const char *cpu, tune_machine *tm,
+                       int *own_bad)
 {
-    if (access(own, R_OK) == 0 && try_read(own, &tm->m) == 0) {
-        snprintf(tm->path, sizeof tm->path, "%s", own);
-        return 0;
+    *own_bad = 0;
+    if (access(own, F_OK) == 0) {
+        if (try_read(own, &tm->m) == 0) {
+            snprintf(tm->path, sizeof tm->path, "%s", own);
+            return 0;
+        }
+        *own_bad = 1;
+        fprintf(stderr, "%s: this machine's file is corrupt: %s (%s)\n%s: it is not overwritten; re-measure with "
+                        "`spmv-machine --install` (replaces it) or move it away\n", prog, spmv_last_error(),
+                spmv_strerror(SPMV_ERR_PARSE), prog);
     }
     DIR *d = opendir(dir);
     if (!d) return -1;
@@ -425,7 +434,12 @@ static int find_in_dir(const char *dir, const char *own, const char *cpu, tune_m
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         struct stat sb;
         if (stat(p, &sb) || !S_ISREG(sb.st_mode)) continue;
-        if (try_read(p, tmp) || !contains_ci(tmp->name, cpu)) continue;
+        if (!strcmp(p, own)) continue;
+        if (try_read(p, tmp)) {
+            fprintf(stderr, "%s: machine file skipped, it does not read: %s\n", prog, spmv_last_error());
+            continue;
+        }
+        if (!contains_ci(tmp->name, cpu)) continue;
         if (found < 0 || sb.st_mtime > newest) {
             newest = sb.st_mtime;
             tm->m = *tmp;
@@ -461,13 +475,16 @@ int tune_machine_get(const char *prog, const char *path, int run, tune_machine *
     if (gethostname(host, sizeof host - 1) || !host[0] || strchr(host, '/')) slug(h.cpu, name, sizeof name);
     else snprintf(name, sizeof name, "%s", host);
     snprintf(own, sizeof own, "%s/%s.machine", havedir ? dir : ".", name);
-    if (havedir && find_in_dir(dir, own, h.cpu, tm) == 0) {
+    int own_bad = 0;
+    if (havedir && find_in_dir(prog, dir, own, h.cpu, tm, &own_bad) == 0) {
         tm->have = 1;
         snprintf(tm->source, sizeof tm->source, "%.500s (this machine's file)", tm->path);
         return 0;
     }
     char why[600] = "";
-    if (run && havedir) {
+    if (own_bad) {
+        /* not measured now either: spmv-machine --quick -o would replace the file the user has to look at */
+    } else if (run && havedir) {
         char exe[4096];
         if (find_exe("spmv-machine", exe, sizeof exe) == 0) {
             fprintf(stderr,
