@@ -247,10 +247,40 @@ static void test_db_malformed(void)
     CU_ASSERT_STRING_EQUAL(line, "choice: m\n");
 }
 
-/* the disk fills up while the database is written: the database is unchanged, no temporary file is left */
-static void test_db_full_disk(void)
+/* bytes that are not text: a NUL byte is named as such, control bytes are escaped in the message (nothing raw from
+ * the file reaches a terminal), an overlong line is named with its number; a write to /dev/full is an error */
+static void test_db_bytes(void)
 {
-    FILE *f;
+    spmv_tune_record *recs = NULL;
+    int32_t n = -1;
+    const char *p = tmp_path("nul.txt");
+    static const char nul[] = "choice: m\n  cpu: X\0Y\n";
+    FILE *f = fopen(p, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(nul, 1, sizeof nul - 1, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(spmv_tune_db_read(p, &recs, &n), SPMV_ERR_PARSE);
+    char want[700];
+    snprintf(want, sizeof want, "%s:2: NUL byte at line 2: not a text file", p);
+    CU_ASSERT_STRING_EQUAL(spmv_last_error(), want);
+    /* a device that reads NUL bytes forever: the same error, and the read ends */
+    if (access("/dev/zero", R_OK) == 0) {
+        CU_ASSERT_EQUAL(spmv_tune_db_read("/dev/zero", &recs, &n), SPMV_ERR_PARSE);
+        CU_ASSERT_STRING_EQUAL(spmv_last_error(), "/dev/zero:1: NUL byte at line 1: not a text file");
+    }
+
+    expect_parse_error("esc.txt", "choice: m\n  colour\033[31m: blue\n", "2: unknown key 'colour\\x1b[31m'");
+    expect_parse_error("esc2.txt", "choice: m\n  isa: \x01\xff\\ \xc3\xa9\n",
+                       "2: 'isa': '\\x01\\xff\\\\ \xc3\xa9' is not ref, avx512 or sve");
+    expect_parse_error("esc3.txt", "choice: m\n  threads: 1\x07\n", "2: 'threads': '1\\x07' is not an integer in [1, 4096]");
+    /* 5000 characters on line 3 */
+    static char big[6000];
+    int k = snprintf(big, sizeof big, "# x\nchoice: m\n  cpu: ");
+    memset(big + k, 'a', 5000);
+    big[k + 5000] = '\n';
+    big[k + 5001] = '\0';
+    expect_parse_error("long.txt", big, "3: line longer than 4094 characters");
+
     /* the disk fills up while the database is written (a file size limit: EFBIG, as a full disk gives ENOSPC):
      * the database is unchanged and no temporary file is left */
     const char *db = tmp_path("full.txt");
@@ -788,7 +818,7 @@ int main(void)
     if (system(cmd) != 0) return 1;
     tu_suite("tune database", (tu_case[]){{"write, read, match, no match, replace", test_db_roundtrip},
                                           {"malformed files: FILE:LINE: reason", test_db_malformed},
-                                          {"full disk while storing", test_db_full_disk},
+                                          {"NUL bytes, control bytes, long lines, full disk", test_db_bytes},
                                           {"path: SPMV_TUNE_DB, XDG_DATA_HOME", test_db_path},
                                           {NULL, NULL}});
     tu_suite("tune lists and model defaults",

@@ -357,6 +357,23 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         free(files);
         return 1;
     }
+    /* the database, before the runs: choices are looked up and recorded there */
+    char db[4096] = "";
+    if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
+    else if (spmv_tune_db_path(db, sizeof db)) db[0] = '\0';
+    if (db[0]) {
+        spmv_tune_record *recs = NULL;
+        int32_t nrec = 0;
+        spmv_status st = spmv_tune_db_read(db, &recs, &nrec);
+        if (st) {
+            fprintf(stderr, "%s: the tuning database does not read: %s (%s)\n%s: fix or move it, or give --db PATH\n",
+                    prog, spmv_last_error(), spmv_strerror(st), prog);
+            for (int i = 0; i < nf; i++) free(files[i]);
+            free(files);
+            return 1;
+        }
+        spmv_tune_db_free(recs);
+    }
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads);
     threads = omp_get_max_threads();
@@ -368,9 +385,6 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         free(tm);
         return 1;
     }
-    char db[4096] = "";
-    if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
-    else if (spmv_tune_db_path(db, sizeof db)) db[0] = '\0';
     suite s = {prog, run_time, (int)runs, (int32_t)threads, tune_time, permuted, db[0] ? db : NULL, record,
                tm->have ? &tm->m : NULL};
     char how[96];

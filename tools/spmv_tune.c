@@ -167,11 +167,29 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    spmv_status st0;
     /* the outputs, before the long search */
     if ((csv && tool_output_check(prog, "--csv", csv, 0)) || (json && tool_output_check(prog, "--json", json, 0)) ||
         (plot && tool_output_check(prog, "--plot", plot, 1)) ||
         (db_opt && record && tool_output_check(prog, "--db", db_opt, 0))) /* its folder must exist */
         return 1;
+    /* the database, before the search: a file that does not read cannot take the choice */
+    char db[4096] = "";
+    if (record) {
+        if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
+        else if (spmv_tune_db_path(db, sizeof db)) {
+            fprintf(stderr, "%s: %s: the choice will not be recorded (give --db PATH)\n", prog, spmv_last_error());
+            db[0] = '\0';
+        }
+        spmv_tune_record *recs = NULL;
+        int32_t nrec = 0;
+        if (db[0] && (st0 = spmv_tune_db_read(db, &recs, &nrec)) != SPMV_OK) {
+            fprintf(stderr, "%s: the tuning database does not read: %s (%s)\n%s: fix or move it, give --db PATH, or "
+                            "--no-record\n", prog, spmv_last_error(), spmv_strerror(st0), prog);
+            return 1;
+        }
+        spmv_tune_db_free(recs);
+    }
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads);
     threads = omp_get_max_threads();
@@ -263,15 +281,6 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    /* the database */
-    char db[4096] = "";
-    if (record) {
-        if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
-        else if (spmv_tune_db_path(db, sizeof db)) {
-            fprintf(stderr, "%s: %s: the choice will not be recorded (give --db PATH)\n", prog, spmv_last_error());
-            db[0] = '\0';
-        }
-    }
 
     /* the search */
     double budget = max_time - (tool_now() - t_start) - 3;
@@ -308,9 +317,10 @@ int main(int argc, char **argv)
         spmv_tune_result_free(&r);
         goto done;
     }
-    if (st) { /* recording failed; the result stands */
-        fprintf(stderr, "%s: the choice was not recorded: ", prog);
-        tool_error(prog, st);
+    int rec_failed = 0;
+    if (st) { /* recording failed; the result stands, the exit status says so */
+        fprintf(stderr, "%s: the choice was not recorded: %s (%s)\n", prog, spmv_last_error(), spmv_strerror(st));
+        rec_failed = 1;
     }
     tune_report rep;
     memset(&rep, 0, sizeof rep);
@@ -325,7 +335,7 @@ int main(int argc, char **argv)
     rep.permuted = permuted;
     tune_print_table(stdout, &rep);
     tune_print_recommendation(stdout, &rep);
-    rc = 0;
+    rc = rec_failed;
     if (csv) {
         if (tune_write_csv(prog, csv, &rep)) rc = 1;
         else printf("csv          %s\n", csv);

@@ -77,10 +77,13 @@ typedef struct parser {
     int seen[K_COUNT];
 } parser;
 
+/* "PATH:LINE: message"; a and b (text from the file) with non-printable bytes escaped (spmv__escape) */
 static spmv_status perr(parser *p, const char *fmt, const char *a, const char *b)
 {
-    char msg[300];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    char msg[400], ea[160], eb[160];
+    spmv__escape(ea, sizeof ea, a, 120);
+    spmv__escape(eb, sizeof eb, b, 120);
+    snprintf(msg, sizeof msg, fmt, ea, eb);
     return spmv__error(SPMV_ERR_PARSE, "%s:%d: %s", p->path, p->line, msg);
 }
 
@@ -209,9 +212,9 @@ static spmv_status parse_line(parser *p, char *line)
             char range[64];
             if (k == K_THREADS) snprintf(range, sizeof range, "an integer in [1, %d]", SPMV_TUNE_DB_MAX_THREADS);
             else snprintf(range, sizeof range, "%s", lo ? "an integer >= 1" : "an integer >= 0");
-            char msg[200];
-            snprintf(msg, sizeof msg, "'%s': '%.100s' is not %s", key_name[k], v, range);
-            return perr(p, "%s%s", msg, "");
+            char fmt[200];
+            snprintf(fmt, sizeof fmt, "'%s': '%%s' is not %s%%s", key_name[k], range);
+            return perr(p, fmt, v, "");
         }
         switch (k) {
         case K_CORES: r->host.cores = (int32_t)i; break;
@@ -244,17 +247,31 @@ spmv_status spmv_tune_db_read(const char *path, spmv_tune_record **recs, int32_t
     parser p;
     memset(&p, 0, sizeof p);
     p.path = path;
+    /* line by line; a NUL byte (not a text file) and an overlong line are errors of their own */
     char line[4096];
     spmv_status st = SPMV_OK;
-    while (fgets(line, sizeof line, f)) {
-        p.line++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            st = perr(&p, "line longer than %s characters%s", "4094", "");
-            break;
+    for (int c = 0; c != EOF && !st;) {
+        size_t len = 0;
+        int nul = 0, longer = 0;
+        while ((c = getc(f)) != EOF && c != '\n') { /* stops at the first fault: a device may never end */
+            if (c == '\0') nul = 1;
+            if (len < sizeof line - 2) line[len++] = (char)c;
+            else longer = 1;
+            if (nul || longer) break;
         }
-        if ((st = parse_line(&p, line))) break;
+        if (c == EOF && len == 0 && !nul && !longer) break;
+        line[len] = '\0';
+        p.line++;
+        if (nul) {
+            st = spmv__error(SPMV_ERR_PARSE, "%s:%d: NUL byte at line %d: not a text file", path, p.line, p.line);
+        } else if (longer) {
+            st = spmv__error(SPMV_ERR_PARSE, "%s:%d: line longer than %zu characters", path, p.line,
+                             sizeof line - 2);
+        } else {
+            st = parse_line(&p, line);
+        }
     }
-    if (!st && ferror(f)) st = spmv__error(SPMV_ERR_IO, "%s: read error", path);
+    if (!st && ferror(f)) st = spmv__error(SPMV_ERR_IO, "%s: read error: %s", path, strerror(errno));
     fclose(f);
     if (!st) st = close_record(&p);
     if (st) {
