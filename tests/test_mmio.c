@@ -734,6 +734,63 @@ static void test_out_of_memory(void)
     oom_loop("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n-1.5e308\n3\n", "array");
 }
 
+/* The messages of sizes out of reach name the limit that is hit: the 32-bit index limit for rows and columns, the
+ * supported maximum for entries (9223372036854775807 fits in 64 bits: that is not the reason), and a matrix too
+ * large for memory gives its rows next to its entries. */
+static void expect_message(const char *text, spmv_status st, const char *want, const char *what)
+{
+    const char *p = put_file("msg.mtx", text, -1);
+    spmv_crs *A = NULL;
+    spmv_status got = spmv_crs_read_mm(p, &A);
+    int ok = got == st && strstr(spmv_last_error(), want) != NULL;
+    if (!ok) printf("\n  %s: status %d (want %d), message \"%s\", wanted \"%s\"", what, got, st, spmv_last_error(), want);
+    CU_ASSERT(ok);
+    spmv_crs_free(A);
+    remove(p);
+}
+
+#define MM_H "%%MatrixMarket matrix coordinate real general\n"
+static void test_size_messages(void)
+{
+    char max[64];
+    snprintf(max, sizeof max, "%llu entries", (unsigned long long)(SIZE_MAX / 16));
+    char want[160];
+    snprintf(want, sizeof want, "2: entries = 9223372036854775807 exceeds the supported maximum of %s", max);
+    expect_message(MM_H "1 1 9223372036854775807\n", SPMV_ERR_OVERFLOW, want, "INT64_MAX entries");
+    snprintf(want, sizeof want, "2: entries = 99999999999999999999 exceeds the supported maximum of %s", max);
+    expect_message(MM_H "1 1 99999999999999999999\n", SPMV_ERR_OVERFLOW, want, "entries beyond 64 bits");
+    expect_message(MM_H "9223372036854775807 1 0\n", SPMV_ERR_OVERFLOW,
+                   "2: rows = 9223372036854775807 exceeds the 32-bit index limit 2147483647", "INT64_MAX rows");
+    expect_message(MM_H "1 99999999999999999999 0\n", SPMV_ERR_OVERFLOW,
+                   "2: cols = 99999999999999999999 exceeds the 32-bit index limit 2147483647", "cols beyond 64 bits");
+    expect_message(MM_H "2147483648 1 0\n", SPMV_ERR_OVERFLOW,
+                   "2: rows = 2147483648 exceeds the 32-bit index limit 2147483647", "rows = 2^31");
+
+    /* 2^31 - 1 rows and one entry: the CRS build fails for memory (injected, so that nothing of 16 GB is touched):
+     * the message gives the rows and what they need, not only "(1 entries)" */
+    const char *p = put_file("rows.mtx", MM_H "2147483647 1 1\n1 1 2.5\n", -1);
+    int seen = 0;
+    for (long n = 0; n < 64 && !seen; n++) {
+        spmv_crs *A = NULL;
+        spmv__alloc_fail_after(n);
+        spmv_status st = spmv_crs_read_mm(p, &A);
+        spmv__alloc_fail_after(-1);
+        spmv_crs_free(A);
+        if (st == SPMV_ERR_NOMEM && strstr(spmv_last_error(), "CRS matrix")) {
+            seen = 1;
+            const char *m = spmv_last_error();
+            if (!strstr(m, "2147483647 x 1 CRS matrix with 1 entry: it needs about 17.2 GB (17.2 GB of row offsets "
+                           "for 2147483647 rows"))
+                printf("\n  got \"%s\"", m);
+            CU_ASSERT_PTR_NOT_NULL(strstr(m, "2147483647 x 1 CRS matrix with 1 entry: it needs about 17.2 GB (17.2 GB "
+                                             "of row offsets for 2147483647 rows"));
+        }
+        if (st == SPMV_OK) break; /* no failure left to inject */
+    }
+    CU_ASSERT(seen);
+    remove(p);
+}
+
 static void cleanup_tmp(void)
 {
     if (!tmpdir[0]) return;
@@ -768,6 +825,7 @@ int main(void)
                                  {"values: huge, NaN/Inf, integers", test_values},
                                  {"rejections name the line", test_rejections},
                                  {"out of memory", test_out_of_memory},
+                                 {"messages of sizes out of reach", test_size_messages},
                                  {NULL, NULL}});
     int rc = tu_run();
     cleanup_tmp();

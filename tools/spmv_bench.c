@@ -160,14 +160,9 @@ int main(int argc, char **argv)
             if (!tool_parse_int(prog, "-u", v, 1, 1 << 16, &unroll)) return 2;
             i++;
         } else if (!strcmp(a, "-t") && v) {
-            char tb[256];
-            snprintf(tb, sizeof tb, "%s", v);
-            nt = 0;
-            for (char *tok = strtok(tb, ","); tok; tok = strtok(NULL, ",")) {
-                if (nt == 64 || !tool_parse_int(prog, "-t", tok, 1, 4096, &tlist[nt])) return 2;
-                if (tlist[nt] > threads) threads = tlist[nt];
-                nt++;
-            }
+            if ((nt = tool_parse_int_list(prog, "-t", v, ",", 1, 4096, tlist, 64)) < 0) return 2;
+            for (int k = 0; k < nt; k++)
+                if (tlist[k] > threads) threads = tlist[k];
             i++;
         } else if (!strcmp(a, "--runs") && v) {
             if (!tool_parse_int(prog, "--runs", v, 1, 64, &runs)) return 2;

@@ -115,22 +115,9 @@ int main(int argc, char **argv)
             if (!tool_parse_int(prog, a, v, 1, 4096, &threads)) return 2;
             i++;
         } else if (!strcmp(a, "-C") && v) {
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", v);
-            nCl = 0;
-            for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                long c;
-                if (nCl == 16) {
-                    fprintf(stderr, "%s: -C: at most 16 values\n", prog);
-                    return 2;
-                }
-                if (!tool_parse_int(prog, "-C", tok, 1, 1 << 16, &c)) return 2;
-                Cl[nCl++] = (int32_t)c;
-            }
-            if (!nCl) {
-                fprintf(stderr, "%s: -C: give a list like 8,16,32\n", prog);
-                return 2;
-            }
+            long c[16];
+            if ((nCl = tool_parse_int_list(prog, "-C", v, ",", 1, 1 << 16, c, 16)) < 0) return 2;
+            for (int k = 0; k < nCl; k++) Cl[k] = (int32_t)c[k];
             i++;
         } else if (!strcmp(a, "--full")) {
             full = 1;

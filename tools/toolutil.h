@@ -8,6 +8,15 @@
 /* Parse a whole decimal integer in [lo, hi]; on failure print "PROG: OPTION: ..." to stderr and return 0. */
 int tool_parse_int(const char *prog, const char *opt, const char *s, long lo, long hi, long *out);
 
+/* A list of integers in [lo, hi] separated by any character of sep (e.g. "," or ",x"), at most max items, into out.
+ * An empty item ("1,,2", a leading or trailing separator), a bad number or too many items: prints "PROG: OPT: ..."
+ * naming the argument and returns -1. Returns the number of items. */
+int tool_parse_int_list(const char *prog, const char *opt, const char *s, const char *sep, long lo, long hi,
+                        long *out, int max);
+
+/* "NX" or "NX,NY,NZ" (also NXxNYxNZ) of --hpcg, each 1..2^20, into n[3]; 0, or 1 after printing "PROG: OPT: ...". */
+int tool_parse_hpcg(const char *prog, const char *opt, const char *s, long n[3]);
+
 /* Load the matrix named by a spec: a Matrix Market path, or "hpcg:NX[,NY,NZ]" (the built-in HPCG stencil).
  * Prints the library's error on failure and returns its status. name: a short label (static buffer). */
 spmv_status tool_load(const char *prog, const char *spec, spmv_crs **A, const char **name);
@@ -46,7 +55,7 @@ int tool_parse_seconds(const char *prog, const char *opt, const char *s, double 
 /* The matrix argument every tool takes: "--hpcg SPEC" (stored as "hpcg:SPEC" in buf, replacing an earlier matrix)
  * or a file name (any argument not starting with '-', or "-"). argv[*i] is the current argument; *spec receives the
  * matrix. Returns 1 when the argument was the matrix (with *i advanced past a consumed value), 0 when it is not,
- * -1 after printing an error (a second file name). */
+ * -1 after printing an error (a second file name, a bad --hpcg size: argument errors, exit status 2). */
 int tool_matrix_arg(const char *prog, int argc, char **argv, int *i, char *buf, size_t size, const char **spec);
 
 /* The hybrid SELL-C-sigma and padding-guard options of spmv-bench, spmv-convert and spmv-tune: "--long-rows N"
