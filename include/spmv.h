@@ -1176,7 +1176,14 @@ typedef struct spmv_tune_point {
     double ecm_err;       /**< ECM error: 100 * (ecm - gflops) / gflops, % (0 without a machine) */
     double bound;         /**< pruning bound (spmv_tune_bound), Gflop/s; 0 when not computed */
     char note[128];       /**< why pruned, skipped or failed; empty otherwise */
+    double spread;        /**< slowest / fastest timed run (1: steady). Above SPMV_TUNE_NOISY the runs were repeated
+                             once (the steadier set counts); still above it: a disturbed measurement, the note says
+                             "noisy" */
 } spmv_tune_point;
+
+/** Runs of one point that differ by more than this factor (slowest / fastest) are timed again; if they still do,
+ * the point is marked noisy (spmv_tune_point.spread, its note) and no speed-up is reported without saying so. */
+#define SPMV_TUNE_NOISY 2.0
 
 typedef struct spmv_tune_opts {
     double budget;        /**< seconds for the search (> 0, default 30): a point whose estimated cost does not fit in
@@ -1215,9 +1222,10 @@ SPMV_API spmv_tune_opts spmv_tune_opts_default(void);
 typedef struct spmv_tune_result {
     spmv_sell_opts opts;  /**< the choice: C, sigma, rcm, nthreads, permuted (unroll 1) */
     spmv_tune_point best; /**< its measurement at opts.nthreads (the final comparison, stage 6) */
-    spmv_tune_point crs;  /**< the fastest CRS point over every measured thread count (its nthreads may differ from
-                               opts.nthreads), re-timed alternately with the choice in the final comparison (stage 6) */
-    double speedup;       /**< crs.t_spmv / best.t_spmv; <= 1: CRS is faster and nothing is recorded */
+    spmv_tune_point crs;  /**< CRS at the choice's thread count (opts.nthreads), timed alternately with the choice in
+                               the final comparison (stage 6): the same conditions for both */
+    double speedup;       /**< crs.t_spmv / best.t_spmv, same thread count; <= 1: CRS is faster and nothing is
+                               recorded. Check best.spread and crs.spread (> SPMV_TUNE_NOISY: disturbed) */
     double break_even;    /**< spmv_tune_break_even(best conversion time, crs.t_spmv, best.t_spmv) */
     int fast;             /**< 1: the C values swept have fast kernels; 0: the reference kernel (any C) */
     int recorded;         /**< 1: stored in opts->record; 0 also when the choice is not faster than crs (a slower
@@ -1229,7 +1237,7 @@ typedef struct spmv_tune_result {
 
 /** Tune SELL-C-sigma for A on this machine within o->budget seconds: measure CRS and SELL configurations (each
  * checked against a reference loop before it counts, 1e-12 relative to |A||x|), keep the fastest, and when
- * o->record is set and the choice is faster than the fastest CRS point, store the choice there (otherwise
+ * o->record is set and the choice is faster than CRS at its thread count, store the choice there (otherwise
  * r->recorded = 0 and the status is SPMV_OK; only the default database location's folders are created, another
  * path's folder must exist: SPMV_ERR_IO). *S (may be NULL: not wanted) receives the chosen matrix, built and
  * partitioned for opts.nthreads threads. A must have rows, cols and nnz >= 1. The library prints nothing: progress

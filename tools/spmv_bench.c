@@ -199,6 +199,7 @@ int main(int argc, char **argv)
 #else
     threads = 1;
 #endif
+    const int t_given = nt > 0;
     if (nt == 0) tlist[nt++] = threads;
 
     /* the machine file before the work: --machine FILE must read */
@@ -224,6 +225,19 @@ int main(int argc, char **argv)
         o.long_rows = (int32_t)long_rows;
         o.max_stored_factor = max_stored;
         if (autoopt && bench_auto_opts(prog, A, &o)) goto done;
+        if (autoopt && o.nthreads != (int)threads) { /* a recorded thread count */
+            if (t_given) {
+                printf("auto     timed with -t as given, not with the %d thread%s recorded\n", o.nthreads,
+                       o.nthreads == 1 ? "" : "s");
+                o.nthreads = (int)threads;
+            } else { /* timed as recorded */
+                tlist[0] = threads = o.nthreads;
+#ifdef _OPENMP
+                omp_set_num_threads((int)threads);
+#endif
+                spmv_crs_set_threads(A, (int)threads);
+            }
+        }
         double t0 = tool_now();
         st = spmv_sell_from_crs(A, &o, &S);
         tconv = tool_now() - t0;

@@ -26,7 +26,7 @@ static void usage(FILE *f)
             "  --install        write it where spmv-bench and spmv-tune look for it:\n"
             "                   $XDG_DATA_HOME/spmv/machines/<hostname>.machine (default ~/.local/share/...)\n"
             "                   Without -o or --install nothing is written; the path is printed.\n"
-            "  --quick          fewer sizes, shorter runs (well under a minute)\n"
+            "  --quick          fewer sizes, shorter runs, 4 passes instead of 16 (15-30 s on an idle 2-core VM)\n"
             "  --isa NAME       kernel set of the in-core and streaming tests:");
     for (const bench_isa *const *i = bench_isa_all(); *i; i++)
         fprintf(f, " %s%s", (*i)->name, bench_isa_usable(*i) ? "" : "(not on this CPU)");

@@ -55,8 +55,10 @@ void tune_print_table(FILE *f, const tune_report *t)
         const spmv_tune_point *p = &r->points[i];
         /* three or more points in a row skipped for the same reason: the first, then one line for the rest */
         int32_t same = 0;
-        while (p->state == SPMV_TUNE_SKIPPED && i + same + 1 < r->npoints &&
+        while (p->state == SPMV_TUNE_SKIPPED && !p->is_crs && i + same + 1 < r->npoints &&
                r->points[i + same + 1].state == p->state && r->points[i + same + 1].stage == p->stage &&
+               !r->points[i + same + 1].is_crs && r->points[i + same + 1].C == p->C &&
+               r->points[i + same + 1].rcm == p->rcm && r->points[i + same + 1].nthreads == p->nthreads &&
                !strcmp(r->points[i + same + 1].note, p->note))
             same++;
         if (same >= 2) {
@@ -92,8 +94,11 @@ void tune_print_table(FILE *f, const tune_report *t)
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
                 p->nthreads, conv, stored, beta, meas ? p->kernel : "-", gf, gb, rf, pc, ec, ee, note);
     }
-    fprintf(f, "(* the choice; 'final': the choice and CRS timed alternately for the speed-up. Gflop/s: median of the timed runs after a result check against a reference loop; "
-               "GB/s: the kernel's declared traffic at the model's alpha;\n roofline: a bound (the bandwidth of the "
+    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'final': "
+               "the choice and CRS at the same thread count timed alternately for the speed-up; 'noisy': runs that "
+               "differ by more than %.0fx also when repeated. Gflop/s: median of the timed runs after a result check "
+               "against a reference loop; ", SPMV_TUNE_NOISY);
+    fprintf(f, "GB/s: the kernel's declared traffic at the model's alpha;\n roofline: a bound (the bandwidth of the "
                "levels the data come from over the code balance), %% roof = measured / roofline; ECM: the prediction, "
                "ECM err = (ECM - measured) / measured%s)\n",
             model ? (t->tm->estimated ? "; model from an ESTIMATED machine" : "") : "; no machine: no model");
@@ -116,10 +121,10 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
                 r->opts.sigma, r->opts.rcm ? "on" : "off", r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s",
                 b->kernel, t->permuted ? ", x and y in the permuted order" : "");
     else
-        fprintf(f, "  choice       CRS with %d thread%s (kernel %s): the fastest point measured; the best SELL-C-σ "
-                   "(C = %d, σ = %d, RCM %s, %d thread%s, %.3f Gflop/s) is slower\n", c->nthreads,
+        fprintf(f, "  choice       CRS with %d thread%s (kernel %s): the best SELL-C-σ (C = %d, σ = %d, RCM %s, %.3f "
+                   "Gflop/s) is slower at the same thread count, timed alternately\n", c->nthreads,
                 c->nthreads == 1 ? "" : "s", c->kernel, r->opts.C, r->opts.sigma, r->opts.rcm ? "on" : "off",
-                r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s", b->gflops);
+                b->gflops);
     const spmv_tune_point *w = sell ? b : c;
     if (w->roofline > 0)
         fprintf(f, "  performance  %.3f Gflop/s = %.0f %% of the roofline %.3f Gflop/s (a bound); ECM prediction %.3f "
@@ -129,9 +134,12 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
     else
         fprintf(f, "  performance  %.3f Gflop/s (no machine model)\n", w->gflops);
     if (c->state == SPMV_TUNE_MEASURED) {
-        fprintf(f, "  speed-up     %.2fx of SELL-C-σ (%d thread%s) over the fastest CRS point measured (%.3f Gflop/s "
-                   "with %d thread%s)\n", r->speedup, b->nthreads, b->nthreads == 1 ? "" : "s", c->gflops,
-                c->nthreads, c->nthreads == 1 ? "" : "s");
+        fprintf(f, "  speed-up     %.2fx of SELL-C-σ over CRS (%.3f Gflop/s), both with %d thread%s, timed "
+                   "alternately\n", r->speedup, c->gflops, c->nthreads, c->nthreads == 1 ? "" : "s");
+        if (b->spread > SPMV_TUNE_NOISY || c->spread > SPMV_TUNE_NOISY)
+            fprintf(f, "  WARNING      the timed runs differ by up to %.1fx (SELL) and %.1fx (CRS) also when repeated: "
+                       "the machine was disturbed, the speed-up is not reliable; run again on a quiet machine\n",
+                    b->spread, c->spread);
         if (isfinite(r->break_even))
             fprintf(f, "  break-even   conversion %.3g s / (t_CRS %.4g ms - t_SELL %.4g ms per SpMV) = %.0f SpMV%s\n",
                     b->t_convert, c->t_spmv * 1e3, b->t_spmv * 1e3, r->break_even, r->break_even == 1 ? "" : "s");
@@ -155,9 +163,16 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
         rcm += p->state == SPMV_TUNE_SKIPPED && strncmp(p->note, "time budget", 11);
         failed += p->state == SPMV_TUNE_FAILED;
     }
-    fprintf(f, "  search       %d points in %.1f s: %d measured, %d pruned by the model, %d skipped for the time "
-               "budget, %d RCM windows not tried (RCM lost), %d failed\n", r->npoints, r->elapsed,
-            r->npoints - pruned - budget - rcm - failed, pruned, budget, rcm, failed);
+    /* only the kinds that happened ("0 RCM windows not tried" when RCM never ran says nothing) */
+    char parts[400];
+    int n = snprintf(parts, sizeof parts, "%d measured", r->npoints - pruned - budget - rcm - failed);
+    if (pruned) n += snprintf(parts + n, sizeof parts - (size_t)n, ", %d pruned by the model", pruned);
+    if (budget) n += snprintf(parts + n, sizeof parts - (size_t)n, ", %d skipped for the time budget", budget);
+    if (rcm)
+        n += snprintf(parts + n, sizeof parts - (size_t)n, ", %d RCM window%s not tried (RCM lost at two)", rcm,
+                      rcm == 1 ? "" : "s");
+    if (failed) snprintf(parts + n, sizeof parts - (size_t)n, ", %d failed", failed);
+    fprintf(f, "  search       %d points in %.1f s: %s\n", r->npoints, r->elapsed, parts);
 }
 
 /* ------------------------------------------------------------------------------------------- CSV, JSON */
