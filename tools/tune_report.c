@@ -344,7 +344,7 @@ static const char *png_whole(const char *path)
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
     FILE *f = fopen(path, "rb");
-    if (!f) return "not written";
+    if (!f) return "missing";
     unsigned char a[8], b[12];
     const char *why = NULL;
     if (fseek(f, 0, SEEK_END) || ftell(f) <= 0) why = "empty";
