@@ -191,7 +191,10 @@ SPMV_API spmv_status spmv_crs_get_stats(const spmv_crs *A, spmv_crs_stats *s);
 
 /** Symmetric permutation of a square matrix: B = P A P^T, B[i][j] = A[perm[i]][perm[j]].
  * perm: length rows, a bijection on 0..rows-1 (perm[new] = old). Errors: SPMV_ERR_ARG (NULL, not square,
- * perm not a bijection: the message names the first bad entry), SPMV_ERR_NOMEM. */
+ * perm not a bijection: the message names the first bad entry), SPMV_ERR_NOMEM.
+ * VECTOR ORDER: B works on vectors in the permuted order. To get y = A x: x'[i] = x[perm[i]], y' = B x',
+ * y[perm[i]] = y'[i]. B times an original-order x is a wrong result, not an error (nothing can detect it);
+ * SPMV_VERBOSE=1 prints a reminder when B is made. */
 SPMV_API spmv_status spmv_crs_permute(const spmv_crs *A, const int32_t *perm, spmv_crs **B);
 
 /** Reverse Cuthill-McKee ordering of a square matrix on the pattern of A + A^T (built with CXSparse), so
@@ -200,7 +203,9 @@ SPMV_API spmv_status spmv_crs_permute(const spmv_crs *A, const int32_t *perm, sp
  * are visited in increasing degree (ties by index); the order is reversed at the end. Cuthill-McKee is tried from
  * the George-Liu node, the 2 lowest-degree nodes of its last level and the component's minimum-degree node; the
  * smallest bandwidth wins (ties: in that order). Isolated nodes are numbered last. Deterministic.
- * perm, iperm: length rows (caller-allocated): perm[new] = old, iperm[old] = new; apply with spmv_crs_permute.
+ * perm, iperm: length rows (caller-allocated): perm[new] = old, iperm[old] = new; apply with spmv_crs_permute
+ * (the matrix it makes works on vectors in the RCM order: permute x and y too, see there; or let SELL-C-sigma apply
+ * RCM inside with spmv_sell_opts.rcm = 1 and permuted = 0, vectors in the original order).
  * Errors: SPMV_ERR_ARG (NULL, not square: the message gives rows x cols), SPMV_ERR_NOMEM,
  * SPMV_ERR_UNSUPPORTED (library built without SuiteSparse). */
 SPMV_API spmv_status spmv_rcm(const spmv_crs *A, int32_t *perm, int32_t *iperm);
@@ -231,9 +236,12 @@ typedef struct spmv_sell_opts {
                          1 = no sorting, >= rows = global sort; 0 = auto (as for C). Windows start at
                          multiples of sigma; a sigma that is not a multiple of C lets chunks straddle two windows */
     int32_t unroll;   /**< chunk lengths rounded up to a multiple of this (>= 1; 1 = no rounding) */
-    int permuted;     /**< 0: x and y in the original order (default); 1: x and y in the permuted order (for a
-                         square matrix the columns are permuted alike, A' = P A P^T; for a rectangular one only
-                         the rows are, x stays in the original order) */
+    int permuted;     /**< 0: x and y in the original order (default; the sigma sort and RCM are applied inside
+                         the multiply); 1: x and y in the permuted order (for a square matrix the columns are
+                         permuted alike, A' = P A P^T; for a rectangular one only the rows are, x stays in the
+                         original order). With 1, every x passed to spmv_sell_mv must first go through
+                         spmv_sell_permute_vec and every y back through spmv_sell_unpermute_vec: an original-order
+                         vector gives a wrong result, not an error. SPMV_VERBOSE=1 names the order of each matrix. */
     int nt_stores;    /**< 1: non-temporal stores of y in the permuted order where a kernel has them (AVX-512):
                          no write-allocate, 8 bytes/row less traffic; worth it only when y does not fit in cache.
                          Ignored in the original order. The environment variable SPMV_SELL_NT=1 sets it too. */
@@ -366,9 +374,12 @@ SPMV_API double spmv_sell_padding_percent(const spmv_sell *S);
 /** beta = nnz / stored, the fill efficiency in (0, 1] (1 when stored = 0). */
 SPMV_API double spmv_sell_beta(const spmv_sell *S);
 
-/** Vector reordering for solvers that stay in the permuted order. n = rows of S for row vectors;
+/** Vector reordering for solvers that stay in the permuted order (S->permuted = 1). n = rows of S for row vectors;
  * for a square matrix the same permutation applies to x.  out[i] = in[perm[i]]  (original -> permuted)
  * and out[perm[i]] = in[i] (permuted -> original). in and out: length rows, must not overlap.
+ * With S->permuted = 1: y = A x is spmv_sell_permute_vec(S, x, xp); spmv_sell_mv(S, 1, xp, 0, yp);
+ * spmv_sell_unpermute_vec(S, yp, y) (a rectangular S: x as it is, only y is unpermuted). Skipping a step gives a
+ * wrong result, not an error. With S->permuted = 0 do not call these: the multiply permutes inside.
  * Errors: SPMV_ERR_ARG (NULL, overlapping in/out). */
 SPMV_API spmv_status spmv_sell_permute_vec(const spmv_sell *S, const double *in, double *out);
 SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *in, double *out);
@@ -384,7 +395,11 @@ SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *i
  * parts and no memory for their partial sums). */
 SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y);
 
-/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts). Threads and
+/** y = alpha*A*x + beta*y for SELL-C-sigma; x and y in the order S->permuted says (see spmv_sell_opts):
+ * S->permuted = 0 (the default): both in the original order, as for the CRS matrix S was built from.
+ * S->permuted = 1: both in the PERMUTED order (spmv_sell_permute_vec / spmv_sell_unpermute_vec; a rectangular S:
+ * only y). The multiply cannot tell which order a vector is in: the wrong one gives a wrong y, not an error
+ * (SPMV_VERBOSE=1 names the order when S is built). Threads and
  * errors as spmv_crs_mv; the CRS part of a hybrid matrix is split between the threads by merge path.
  * Padding entries compute 0 * x[c] with a column c of the chunk: where x holds Inf or NaN, a row of that chunk can
  * get NaN where CRS gives +-Inf or a finite value (IEEE 0 * Inf = NaN); with finite x the results agree. */
@@ -1204,7 +1219,14 @@ typedef struct spmv_tune_point {
     double ecm_err;       /**< ECM error: 100 * (ecm - gflops) / gflops, % (0 without a machine) */
     double bound;         /**< pruning bound (spmv_tune_bound), Gflop/s; 0 when not computed */
     char note[128];       /**< why pruned, skipped or failed; empty otherwise */
+    double spread;        /**< slowest / fastest timed run (1: steady). Above SPMV_TUNE_NOISY the runs were repeated
+                             once (the steadier set counts); still above it: a disturbed measurement, the note says
+                             "noisy" */
 } spmv_tune_point;
+
+/** Runs of one point that differ by more than this factor (slowest / fastest) are timed again; if they still do,
+ * the point is marked noisy (spmv_tune_point.spread, its note) and no speed-up is reported without saying so. */
+#define SPMV_TUNE_NOISY 2.0
 
 typedef struct spmv_tune_opts {
     double budget;        /**< seconds for the search (> 0, default 30): a point whose estimated cost does not fit in
@@ -1243,9 +1265,10 @@ SPMV_API spmv_tune_opts spmv_tune_opts_default(void);
 typedef struct spmv_tune_result {
     spmv_sell_opts opts;  /**< the choice: C, sigma, rcm, nthreads, permuted (unroll 1) */
     spmv_tune_point best; /**< its measurement at opts.nthreads (the final comparison, stage 6) */
-    spmv_tune_point crs;  /**< the fastest CRS point over every measured thread count (its nthreads may differ from
-                               opts.nthreads), re-timed alternately with the choice in the final comparison (stage 6) */
-    double speedup;       /**< crs.t_spmv / best.t_spmv; <= 1: CRS is faster and nothing is recorded */
+    spmv_tune_point crs;  /**< CRS at the choice's thread count (opts.nthreads), timed alternately with the choice in
+                               the final comparison (stage 6): the same conditions for both */
+    double speedup;       /**< crs.t_spmv / best.t_spmv, same thread count; <= 1: CRS is faster and nothing is
+                               recorded. Check best.spread and crs.spread (> SPMV_TUNE_NOISY: disturbed) */
     double break_even;    /**< spmv_tune_break_even(best conversion time, crs.t_spmv, best.t_spmv) */
     int fast;             /**< 1: the C values swept have fast kernels; 0: the reference kernel (any C) */
     int recorded;         /**< 1: stored in opts->record; 0 also when the choice is not faster than crs (a slower
@@ -1257,7 +1280,7 @@ typedef struct spmv_tune_result {
 
 /** Tune SELL-C-sigma for A on this machine within o->budget seconds: measure CRS and SELL configurations (each
  * checked against a reference loop before it counts, 1e-12 relative to |A||x|), keep the fastest, and when
- * o->record is set and the choice is faster than the fastest CRS point, store the choice there (otherwise
+ * o->record is set and the choice is faster than CRS at its thread count, store the choice there (otherwise
  * r->recorded = 0 and the status is SPMV_OK; only the default database location's folders are created, another
  * path's folder must exist: SPMV_ERR_IO). *S (may be NULL: not wanted) receives the chosen matrix, built and
  * partitioned for opts.nthreads threads. A must have rows, cols and nnz >= 1. The library prints nothing: progress

@@ -6,7 +6,11 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <float.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +175,107 @@ static void test_write_unwritable(void)
     tmp_path("x");
     CU_ASSERT_EQUAL(spmv_crs_write_mm(A, tmpdir), SPMV_ERR_IO);
     CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), tmpdir));
+    spmv_crs_free(A);
+}
+
+/* Write safety (src/util/outfile.c): a failed write leaves what was there and removes nothing it did not create;
+ * special files are written in place and never removed; a file's mode and symbolic links are kept. */
+static int count_entries(const char *dir) /* files in dir, "." and ".." not counted */
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+static void test_write_safety(void)
+{
+    spmv_crs *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(4, 4, 4, &A), SPMV_OK); /* 1000 entries, about 12 kB of text */
+    char dir[600], p[700], q[700], buf[256];
+    snprintf(dir, sizeof dir, "%s", tmp_path("safety"));
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0777), 0);
+    struct stat sb;
+
+    /* a device that is always full: an error naming it and the reason, and the device is still there */
+    if (stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode) && access("/dev/full", W_OK) == 0) {
+        CU_ASSERT_EQUAL(spmv_crs_write_mm(A, "/dev/full"), SPMV_ERR_IO);
+        CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "/dev/full"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), strerror(ENOSPC)));
+        CU_ASSERT(stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
+    /* /dev/null takes everything and stays */
+    if (access("/dev/null", W_OK) == 0) {
+        CU_ASSERT_EQUAL(spmv_crs_write_mm(A, "/dev/null"), SPMV_OK);
+        CU_ASSERT(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
+
+    /* an existing file: replaced whole, its mode kept, no temporary file left */
+    snprintf(p, sizeof p, "%s/old.mtx", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("old\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(chmod(p, 0640), 0);
+    CU_ASSERT_EQUAL(spmv_crs_write_mm(A, p), SPMV_OK);
+    CU_ASSERT(stat(p, &sb) == 0 && (sb.st_mode & 0777) == 0640);
+    slurp(p, buf, sizeof buf);
+    CU_ASSERT(strncmp(buf, "%%MatrixMarket matrix coordinate real general\n64 64 1000\n", 53) == 0);
+    CU_ASSERT_EQUAL(count_entries(dir), 1);
+
+    /* the disk fills up during the write (a file size limit: EFBIG, as a full disk gives ENOSPC): the old file
+     * is unchanged and the temporary file is gone */
+    f = fopen(p, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("old\n", f);
+    fclose(f);
+    struct rlimit rl0, rl;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &rl0), 0);
+    rl = rl0;
+    rl.rlim_cur = 4096;
+    CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    spmv_status st = spmv_crs_write_mm(A, p);
+    setrlimit(RLIMIT_FSIZE, &rl0);
+    signal(SIGXFSZ, old_handler);
+    CU_ASSERT_EQUAL(st, SPMV_ERR_IO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), p));
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), strerror(EFBIG)));
+    slurp(p, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "old\n");
+    CU_ASSERT_EQUAL(count_entries(dir), 1);
+
+    /* a symbolic link stays a link; the file it points to is replaced */
+    snprintf(q, sizeof q, "%s/link.mtx", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink("old.mtx", q), 0);
+    CU_ASSERT_EQUAL(spmv_crs_write_mm(A, q), SPMV_OK);
+    CU_ASSERT(lstat(q, &sb) == 0 && S_ISLNK(sb.st_mode));
+    slurp(p, buf, sizeof buf);
+    CU_ASSERT(strncmp(buf, "%%MatrixMarket", 14) == 0);
+    CU_ASSERT_EQUAL(count_entries(dir), 2);
+
+    /* a folder that does not exist: the error names the path and the reason */
+    snprintf(q, sizeof q, "%s/missing/x.mtx", dir);
+    CU_ASSERT_EQUAL(spmv_crs_write_mm(A, q), SPMV_ERR_IO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), q));
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), strerror(ENOENT)));
+
+    remove(q);
+    snprintf(q, sizeof q, "%s/link.mtx", dir);
+    remove(q);
+    remove(p);
+    rmdir(dir);
     spmv_crs_free(A);
 }
 
@@ -623,6 +728,63 @@ static void test_out_of_memory(void)
     oom_loop("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n-1.5e308\n3\n", "array");
 }
 
+/* The messages of sizes out of reach name the limit that is hit: the 32-bit index limit for rows and columns, the
+ * supported maximum for entries (9223372036854775807 fits in 64 bits: that is not the reason), and a matrix too
+ * large for memory gives its rows next to its entries. */
+static void expect_message(const char *text, spmv_status st, const char *want, const char *what)
+{
+    const char *p = put_file("msg.mtx", text, -1);
+    spmv_crs *A = NULL;
+    spmv_status got = spmv_crs_read_mm(p, &A);
+    int ok = got == st && strstr(spmv_last_error(), want) != NULL;
+    if (!ok) printf("\n  %s: status %d (want %d), message \"%s\", wanted \"%s\"", what, got, st, spmv_last_error(), want);
+    CU_ASSERT(ok);
+    spmv_crs_free(A);
+    remove(p);
+}
+
+#define MM_H "%%MatrixMarket matrix coordinate real general\n"
+static void test_size_messages(void)
+{
+    char max[64];
+    snprintf(max, sizeof max, "%llu entries", (unsigned long long)(SIZE_MAX / 16));
+    char want[160];
+    snprintf(want, sizeof want, "2: entries = 9223372036854775807 exceeds the supported maximum of %s", max);
+    expect_message(MM_H "1 1 9223372036854775807\n", SPMV_ERR_OVERFLOW, want, "INT64_MAX entries");
+    snprintf(want, sizeof want, "2: entries = 99999999999999999999 exceeds the supported maximum of %s", max);
+    expect_message(MM_H "1 1 99999999999999999999\n", SPMV_ERR_OVERFLOW, want, "entries beyond 64 bits");
+    expect_message(MM_H "9223372036854775807 1 0\n", SPMV_ERR_OVERFLOW,
+                   "2: rows = 9223372036854775807 exceeds the 32-bit index limit 2147483647", "INT64_MAX rows");
+    expect_message(MM_H "1 99999999999999999999 0\n", SPMV_ERR_OVERFLOW,
+                   "2: cols = 99999999999999999999 exceeds the 32-bit index limit 2147483647", "cols beyond 64 bits");
+    expect_message(MM_H "2147483648 1 0\n", SPMV_ERR_OVERFLOW,
+                   "2: rows = 2147483648 exceeds the 32-bit index limit 2147483647", "rows = 2^31");
+
+    /* 2^31 - 1 rows and one entry: the CRS build fails for memory (injected, so that nothing of 16 GB is touched):
+     * the message gives the rows and what they need, not only "(1 entries)" */
+    const char *p = put_file("rows.mtx", MM_H "2147483647 1 1\n1 1 2.5\n", -1);
+    int seen = 0;
+    for (long n = 0; n < 64 && !seen; n++) {
+        spmv_crs *A = NULL;
+        spmv__alloc_fail_after(n);
+        spmv_status st = spmv_crs_read_mm(p, &A);
+        spmv__alloc_fail_after(-1);
+        spmv_crs_free(A);
+        if (st == SPMV_ERR_NOMEM && strstr(spmv_last_error(), "CRS matrix")) {
+            seen = 1;
+            const char *m = spmv_last_error();
+            if (!strstr(m, "2147483647 x 1 CRS matrix with 1 entry: it needs about 17.2 GB (17.2 GB of row offsets "
+                           "for 2147483647 rows"))
+                printf("\n  got \"%s\"", m);
+            CU_ASSERT_PTR_NOT_NULL(strstr(m, "2147483647 x 1 CRS matrix with 1 entry: it needs about 17.2 GB (17.2 GB "
+                                             "of row offsets for 2147483647 rows"));
+        }
+        if (st == SPMV_OK) break; /* no failure left to inject */
+    }
+    CU_ASSERT(seen);
+    remove(p);
+}
+
 static void cleanup_tmp(void)
 {
     if (!tmpdir[0]) return;
@@ -647,6 +809,7 @@ int main(void)
     tu_suite("mmio", (tu_case[]){{"null arguments", test_null_arguments},
                                  {"nonexistent file", test_nonexistent_file},
                                  {"write to an unwritable path", test_write_unwritable},
+                                 {"write safety: full disk, devices, links", test_write_safety},
                                  {"round trip, random with special values", test_roundtrip_random},
                                  {"round trip, empty shapes", test_roundtrip_empty},
                                  {"mm-edge files (EXPECTED.json)", test_edge_files},
@@ -656,6 +819,7 @@ int main(void)
                                  {"values: huge, NaN/Inf, integers", test_values},
                                  {"rejections name the line", test_rejections},
                                  {"out of memory", test_out_of_memory},
+                                 {"messages of sizes out of reach", test_size_messages},
                                  {NULL, NULL}});
     int rc = tu_run();
     cleanup_tmp();

@@ -163,6 +163,61 @@ static const char *good_levels =
     " transfers overlap: false\nlevel: MEM\n cores per group: 4\n upstream throughput: 9 B/cy\n"
     " transfers overlap: none\n";
 
+/* write -> read -> write gives the same text: a curve of zeros ("[0]") stays one point (it was written as "[]"
+ * and read back with no points) */
+static void test_text_roundtrip(void)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%smemory bandwidth load: []\nmemory bandwidth copy: []\n"
+             "memory bandwidth triad: [0] GB/s\n%s", good_head, good_levels);
+    spmv_machine m, m2;
+    spmv_status st = spmv_machine_parse(text, "zero.machine", &m);
+    if (st) fprintf(stderr, "%s\n", spmv_last_error());
+    CU_ASSERT_EQUAL_FATAL(st, SPMV_OK);
+    CU_ASSERT_EQUAL(m.bw_points, 1);
+    CU_ASSERT_DOUBLE_EQUAL(m.bw_triad_n[0], 0, 0);
+    static char t1[8192], t2[8192];
+    CU_ASSERT_FATAL(spmv_machine_format(&m, t1, sizeof t1) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, "memory bandwidth triad: [0] GB/s\n"));
+    CU_ASSERT_EQUAL_FATAL(spmv_machine_parse(t1, "t1", &m2), SPMV_OK);
+    CU_ASSERT_EQUAL(m2.bw_points, 1);
+    CU_ASSERT(memcmp(&m, &m2, sizeof m) == 0);
+    CU_ASSERT_FATAL(spmv_machine_format(&m2, t2, sizeof t2) > 0);
+    CU_ASSERT_STRING_EQUAL(t1, t2);
+
+    /* through files, for every machine file shipped: write, read, write, compare the two files */
+    static const char *const files[] = {"a64fx-fx700.machine", "TEMPLATE.machine", "amd-epyc-zen3-kvm-2core.machine"};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        spmv_machine a, b;
+        if (access(machine_path(files[k]), R_OK)) continue;
+        CU_ASSERT_EQUAL_FATAL(spmv_machine_read(machine_path(files[k]), &a), SPMV_OK);
+        char p1[] = "/tmp/spmv_rt1_XXXXXX", p2[] = "/tmp/spmv_rt2_XXXXXX";
+        int f1 = mkstemp(p1), f2 = mkstemp(p2);
+        CU_ASSERT_FATAL(f1 >= 0 && f2 >= 0);
+        close(f1);
+        close(f2);
+        CU_ASSERT_EQUAL(spmv_machine_write(&a, p1), SPMV_OK);
+        CU_ASSERT_EQUAL(spmv_machine_read(p1, &b), SPMV_OK);
+        CU_ASSERT(memcmp(&a, &b, sizeof a) == 0);
+        CU_ASSERT_EQUAL(spmv_machine_write(&b, p2), SPMV_OK);
+        FILE *g1 = fopen(p1, "rb"), *g2 = fopen(p2, "rb");
+        CU_ASSERT_FATAL(g1 && g2);
+        size_t n1 = fread(t1, 1, sizeof t1 - 1, g1), n2 = fread(t2, 1, sizeof t2 - 1, g2);
+        fclose(g1);
+        fclose(g2);
+        CU_ASSERT(n1 > 0 && n1 == n2 && memcmp(t1, t2, n1) == 0);
+        remove(p1);
+        remove(p2);
+    }
+
+    /* a failed write (/dev/full) names the path and the reason and leaves the device alone */
+    if (access("/dev/full", W_OK) == 0) {
+        CU_ASSERT_EQUAL(spmv_machine_write(&m, "/dev/full"), SPMV_ERR_IO);
+        CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "/dev/full: write error: "));
+        CU_ASSERT_EQUAL(access("/dev/full", W_OK), 0);
+    }
+}
+
 static void test_parse_errors(void)
 {
     char text[4096];
@@ -890,6 +945,7 @@ static void test_out_of_memory(void)
 int main(void)
 {
     tu_suite("machine", (tu_case[]){{"a64fx_file", test_a64fx_file}, {"roundtrip", test_roundtrip},
+                                    {"text round trip, zero curves, /dev/full", test_text_roundtrip},
                                     {"parse_errors", test_parse_errors}, {NULL, NULL}});
     tu_suite("balance", (tu_case[]){{"code_balance", test_code_balance}, {NULL, NULL}});
     tu_suite("ecm", (tu_case[]){{"crs", test_ecm_crs}, {"sell", test_ecm_sell}, {"kernel shape", test_kernel_shape},

@@ -90,6 +90,7 @@ typedef struct row {
     int32_t C, sigma, threads;
     int rcm;
     double crs_g, crs_gbs, sell_g, sell_gbs, beta, roofline, pct, ecm, ecm_err, speedup, conv, break_even;
+    int noisy;            /* the runs of SELL or CRS differ by more than SPMV_TUNE_NOISY also when repeated */
 } row;
 
 typedef struct suite {
@@ -105,8 +106,14 @@ typedef struct suite {
 } suite;
 
 /* check against the reference loop, then the median seconds per multiply; < 0 on a failed check (note set) */
+static int cmp_time(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static double measure(const suite *s, const spmv_crs *A, const spmv_sell *S, double *x, double *xp, double *y,
-                      double *yo, char *note, size_t nsize)
+                      double *yo, char *note, size_t nsize, int check_only)
 {
     const int perm = S && S->permuted, sq = A->rows == A->cols;
     const double *xx = x;
@@ -125,7 +132,45 @@ static double measure(const suite *s, const spmv_crs *A, const spmv_sell *S, dou
         snprintf(note, nsize, "%s result check failed: max |y - y_ref| / (|A||x|) = %.3g", S ? "SELL" : "CRS", err);
         return -1;
     }
+    if (check_only) return 0;
     return tool_time(A, S, xx, y, s->run_time, s->runs, NULL, NULL);
+}
+
+/* SELL and CRS checked, then timed alternately run by run (the same conditions for both: a disturbance hits both
+ * alike); runs that differ by more than SPMV_TUNE_NOISY are timed once more (the steadier pair counts). Medians in
+ * *ts, *tc, spreads (slowest / fastest) in *ss, *sc; -1 after a failed check (note set). */
+static int measure_pair(const suite *s, const spmv_crs *A, const spmv_sell *S, double *x, double *xp, double *y,
+                        double *yo, double *ts, double *tc, double *ss, double *sc, char *note, size_t nsize)
+{
+    if (measure(s, A, S, x, xp, y, yo, note, nsize, 1) < 0 || measure(s, A, NULL, x, xp, y, yo, note, nsize, 1) < 0)
+        return -1;
+    const double *xs = S->permuted && A->rows == A->cols ? xp : x; /* measure() left x permuted in xp */
+    double a[64], b[64], a2[64], b2[64];
+    const int runs = s->runs < 64 ? s->runs : 64;
+    for (int pass = 0; pass < 2; pass++) {
+        double *ta = pass ? a2 : a, *tb = pass ? b2 : b;
+        for (int k = 0; k < runs; k++) {
+            ta[k] = tool_time(A, S, xs, y, s->run_time, 1, NULL, NULL);
+            tb[k] = tool_time(A, NULL, x, y, s->run_time, 1, NULL, NULL);
+        }
+        double lo[2] = {ta[0], tb[0]}, hi[2] = {ta[0], tb[0]};
+        for (int k = 1; k < runs; k++) {
+            if (ta[k] < lo[0]) lo[0] = ta[k];
+            if (ta[k] > hi[0]) hi[0] = ta[k];
+            if (tb[k] < lo[1]) lo[1] = tb[k];
+            if (tb[k] > hi[1]) hi[1] = tb[k];
+        }
+        const double s0 = lo[0] > 0 ? hi[0] / lo[0] : 1, s1 = lo[1] > 0 ? hi[1] / lo[1] : 1;
+        if (pass == 0 || (s0 > s1 ? s0 : s1) < (*ss > *sc ? *ss : *sc)) {
+            *ss = s0, *sc = s1;
+            qsort(ta, (size_t)runs, sizeof *ta, cmp_time);
+            qsort(tb, (size_t)runs, sizeof *tb, cmp_time);
+            *ts = runs % 2 ? ta[runs / 2] : 0.5 * (ta[runs / 2 - 1] + ta[runs / 2]);
+            *tc = runs % 2 ? tb[runs / 2] : 0.5 * (tb[runs / 2 - 1] + tb[runs / 2]);
+        }
+        if (*ss <= SPMV_TUNE_NOISY && *sc <= SPMV_TUNE_NOISY) break;
+    }
+    return 0;
 }
 
 /* GB/s at the model's alpha (alpha_min without a machine), the roofline (a bound) and the ECM prediction */
@@ -186,8 +231,7 @@ static void run_one(const suite *s, const char *path, row *w)
         if (spmv_tune_db_find(s->db, &h, &w->fp, s->permuted, &rec, &found) != SPMV_OK) found = 0;
     spmv_sell_opts o = spmv_sell_opts_default();
     o.permuted = s->permuted;
-    double tsell = 0, tcrs = 0;
-    int32_t crs_thr = 0; /* CRS's thread count, 0: S's */
+    double tsell = 0, tcrs = 0, ss = 1, sc = 1;
     if (found || s->tune_time <= 0) {
         if (found) {
             o.C = rec.C, o.sigma = rec.sigma, o.rcm = rec.rcm && A->rows == A->cols, o.nthreads = rec.nthreads;
@@ -203,9 +247,8 @@ static void run_one(const suite *s, const char *path, row *w)
             goto out;
         }
         w->conv = tool_now() - t;
-        if ((tsell = measure(s, A, S, x, xp, y, yo, w->note, sizeof w->note)) < 0) goto out;
-        spmv_crs_set_threads(A, S->nparts);
-        if ((tcrs = measure(s, A, NULL, x, xp, y, yo, w->note, sizeof w->note)) < 0) goto out;
+        spmv_crs_set_threads(A, S->nparts); /* CRS at the same thread count, timed alternately with SELL */
+        if (measure_pair(s, A, S, x, xp, y, yo, &tsell, &tcrs, &ss, &sc, w->note, sizeof w->note)) goto out;
     } else {
         spmv_tune_opts to = spmv_tune_opts_default();
         to.budget = s->tune_time;
@@ -226,14 +269,20 @@ static void run_one(const suite *s, const char *path, row *w)
             snprintf(w->note, sizeof w->note, "not recorded: CRS is faster on this machine");
         snprintf(w->source, sizeof w->source, "tuned");
         o = r.opts;
-        tsell = r.best.t_spmv;
-        tcrs = r.crs.state == SPMV_TUNE_MEASURED ? r.crs.t_spmv : 0;
         w->conv = r.best.t_convert;
-        if (tcrs > 0) crs_thr = r.crs.nthreads; /* the fastest CRS point, maybe at another thread count */
-        if (!(tcrs > 0)) { /* CRS at the chosen thread count was skipped: measure it */
-            spmv_crs_set_threads(A, o.nthreads);
-            if ((tcrs = measure(s, A, NULL, x, xp, y, yo, w->note, sizeof w->note)) < 0) goto out;
+        if (r.crs.state == SPMV_TUNE_MEASURED && r.crs.nthreads == S->nparts) { /* the final comparison */
+            tsell = r.best.t_spmv, tcrs = r.crs.t_spmv, ss = r.best.spread, sc = r.crs.spread;
+        } else { /* no CRS at the choice's thread count: both now, alternately */
+            spmv_crs_set_threads(A, S->nparts);
+            if (measure_pair(s, A, S, x, xp, y, yo, &tsell, &tcrs, &ss, &sc, w->note, sizeof w->note)) goto out;
         }
+    }
+    if (ss > SPMV_TUNE_NOISY || sc > SPMV_TUNE_NOISY) { /* never a speed-up from a disturbed point without saying so */
+        char old[sizeof w->note];
+        snprintf(old, sizeof old, "%s", w->note);
+        snprintf(w->note, sizeof w->note, "NOISY: runs differ %.1fx (SELL), %.1fx (CRS) also when repeated, the "
+                 "speed-up is not reliable%s%.150s", ss, sc, old[0] ? "; " : "", old);
+        w->noisy = 1;
     }
     w->C = S->C, w->sigma = S->sigma, w->rcm = o.rcm, w->threads = S->nparts;
     w->beta = spmv_sell_beta(S);
@@ -241,7 +290,7 @@ static void run_one(const suite *s, const char *path, row *w)
     w->crs_g = 2.0 * (double)A->nnz / tcrs * 1e-9;
     double roof_crs, ecm_crs;
     model(s, A, S, S->nparts, tsell, &w->sell_gbs, &w->roofline, &w->ecm);
-    model(s, A, NULL, crs_thr > 0 ? crs_thr : S->nparts, tcrs, &w->crs_gbs, &roof_crs, &ecm_crs);
+    model(s, A, NULL, S->nparts, tcrs, &w->crs_gbs, &roof_crs, &ecm_crs);
     w->pct = w->roofline > 0 ? 100 * w->sell_g / w->roofline : 0;
     w->ecm_err = w->ecm > 0 ? 100 * (w->ecm - w->sell_g) / w->sell_g : 0;
     w->speedup = tcrs / tsell;
@@ -351,11 +400,28 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         free(files);
         return 2;
     }
-    if (tune_output_check(prog, "--csv", csv, 0) ||
-        (db_opt && record && tune_time > 0 && tune_output_check(prog, "--db", db_opt, 0))) {
+    if (tool_output_check(prog, "--csv", csv, 0) ||
+        (db_opt && record && tune_time > 0 && tool_output_check(prog, "--db", db_opt, 0))) {
         for (int i = 0; i < nf; i++) free(files[i]);
         free(files);
         return 1;
+    }
+    /* the database, before the runs: choices are looked up and recorded there */
+    char db[4096] = "";
+    if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
+    else if (spmv_tune_db_path(db, sizeof db)) db[0] = '\0';
+    if (db[0]) {
+        spmv_tune_record *recs = NULL;
+        int32_t nrec = 0;
+        spmv_status st = spmv_tune_db_read(db, &recs, &nrec);
+        if (st) {
+            fprintf(stderr, "%s: the tuning database does not read: %s (%s)\n%s: fix or move it, or give --db PATH\n",
+                    prog, spmv_last_error(), spmv_strerror(st), prog);
+            for (int i = 0; i < nf; i++) free(files[i]);
+            free(files);
+            return 1;
+        }
+        spmv_tune_db_free(recs);
     }
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads);
@@ -364,13 +430,10 @@ int bench_suite_main(const char *prog, int argc, char **argv)
     threads = 1;
 #endif
     tune_machine *tm = calloc(1, sizeof *tm);
-    if (!tm || tune_machine_get(prog, machine_path, machine_run, tm)) {
+    if (!tm || tune_machine_get(prog, machine_path, machine_run, 0, 0, tm)) {
         free(tm);
         return 1;
     }
-    char db[4096] = "";
-    if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
-    else if (spmv_tune_db_path(db, sizeof db)) db[0] = '\0';
     suite s = {prog, run_time, (int)runs, (int32_t)threads, tune_time, permuted, db[0] ? db : NULL, record,
                tm->have ? &tm->m : NULL};
     char how[96];
@@ -378,16 +441,16 @@ int bench_suite_main(const char *prog, int argc, char **argv)
     else snprintf(how, sizeof how, "the model defaults");
     printf("suite        %d matri%s, CRS and SELL-C-σ (the recorded choice, else %s), %ld threads at most\n"
            "machine      %s\n", nf, nf == 1 ? "x" : "ces", how, threads, tm->source);
-    FILE *f = fopen(csv, "w");
-    if (!f) {
-        fprintf(stderr, "%s: --csv: cannot write %s: %s\n", prog, csv, strerror(errno));
+    tool_outfile out; /* a temporary file, renamed over the CSV when all is written */
+    if (tool_out_begin(prog, "--csv", csv, &out)) {
         free(tm);
         return 1;
     }
+    FILE *f = out.f;
     fprintf(f, "matrix,status,rows,cols,nnz,source,C,sigma,rcm,threads,crs_gflops,crs_gbs,sell_gflops,sell_gbs,beta,"
                "roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,speedup,conversion_s,break_even_spmvs,note\n");
     row *rows = calloc((size_t)nf, sizeof *rows);
-    int ok = 0, bad = 0;
+    int ok = 0, bad = 0, noisy = 0;
     double t0 = tool_now();
     for (int i = 0; i < nf && rows; i++) {
         row *w = &rows[i];
@@ -406,12 +469,12 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         fputs("\"\n", f);
         if (!bad && (fflush(f) || ferror(f))) {
             bad = 1;
-            fprintf(stderr, "%s: --csv: write error on %s: %s (the run goes on; the CSV is incomplete)\n", prog, csv,
-                    strerror(errno));
+            fprintf(stderr, "%s: --csv: write error on %s: %s (the run goes on; the CSV will not be written)\n", prog,
+                    csv, strerror(out.err ? out.err : EIO));
         }
     }
-    if (bad) fclose(f);
-    else bad = tune_output_close(prog, "--csv", csv, f);
+    if (bad) tool_out_abort(&out);
+    else bad = tool_out_end(prog, "--csv", &out);
     printf("\n%-30s %9s %10s %8s  %-22s %8s %7s %8s %7s %7s %7s %8s %8s  %s\n", "matrix", "rows", "nnz", "source",
            "SELL (C-σ RCM thr)", "CRS GF/s", "GB/s", "SELL GF/s", "GB/s", "beta", "% roof", "ECM err", "speed-up",
            "note");
@@ -427,11 +490,17 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         else snprintf(pct, sizeof pct, "-");
         if (w->ecm > 0) snprintf(err, sizeof err, "%+.0f %%", w->ecm_err);
         else snprintf(err, sizeof err, "-");
-        printf("%-30.30s %9d %10lld %8s  %-22s %8.3f %7.2f %8.3f %7.2f %7.4f %7s %8s %7.2fx  %s\n", w->name, w->fp.rows,
-               (long long)w->fp.nnz, w->source, cfg, w->crs_g, w->crs_gbs, w->sell_g, w->sell_gbs, w->beta, pct, err,
-               w->speedup, w->note);
+        printf("%-30.30s %9d %10lld %8s  %-22s %8.3f %7.2f %8.3f %7.2f %7.4f %7s %8s %7.2fx%s %s\n", w->name,
+               w->fp.rows, (long long)w->fp.nnz, w->source, cfg, w->crs_g, w->crs_gbs, w->sell_g, w->sell_gbs, w->beta,
+               pct, err, w->speedup, w->noisy ? "!" : " ", w->note);
+        noisy += w->noisy;
     }
-    printf("(%% roof: SELL Gflop/s over the model's roofline, a bound; ECM err: (ECM prediction - measured) / "
+    if (noisy)
+        printf("WARNING: %d speed-up%s marked '!' come%s from runs that differ by more than %.0fx also when repeated "
+               "(a disturbed machine): not reliable, run again on a quiet machine\n", noisy, noisy == 1 ? "" : "s",
+               noisy == 1 ? "s" : "", SPMV_TUNE_NOISY);
+    printf("(speed-up: SELL over CRS at the same thread count, timed alternately; "
+           "%% roof: SELL Gflop/s over the model's roofline, a bound; ECM err: (ECM prediction - measured) / "
            "measured%s; GB/s: declared traffic at the model's "
            "alpha)\n%d of %d matrices ran, %d skipped, %.1f s; csv %s\n",
            tm->have ? (tm->estimated ? " of an ESTIMATED machine" : "") : ": no machine", ok, nf, nf - ok,

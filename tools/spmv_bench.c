@@ -40,23 +40,59 @@ static void usage(FILE *f)
     fprintf(f, "spmv-bench --mpi ...: under mpirun, the distributed multiply (spmv-bench-mpi --help)\n");
 }
 
-/* The model next to the measurement, two figures: the roofline (a bound) with the measured % of it, and the ECM
- * prediction with its error, at this thread count, from the machine file. Returns 0, or 1 when a machine file
- * named explicitly (--machine) cannot be used. */
-static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const char *explicit_path, int full,
-                       double gflops)
-{
-    char path[4096];
+/* The machine file for the model, read before the timed runs: the explicit one (--machine; an error there ends
+ * the run before any work) or the newest one spmv-machine wrote. */
+typedef struct bench_machine {
+    int have;            /* m is usable */
+    char path[4096];     /* the file (empty: none found) */
+    char why[600];       /* why there is no model (a file that does not read) */
     spmv_machine m;
+} bench_machine;
+
+static int get_machine(const char *explicit_path, bench_machine *bm)
+{
+    memset(bm, 0, sizeof *bm);
+    if (!tool_find_machine(explicit_path, bm->path, sizeof bm->path)) {
+        bm->path[0] = '\0';
+        return 0;
+    }
+    spmv_status st = spmv_machine_read(bm->path, &bm->m);
+    if (st) {
+        if (explicit_path) {
+            fprintf(stderr, "%s: --machine: %s (%s)\n", prog, spmv_last_error(), spmv_strerror(st));
+            return 1;
+        }
+        snprintf(bm->why, sizeof bm->why, "%s (re-measure with spmv-machine --install)", spmv_last_error());
+        return 0;
+    }
+    bm->have = 1;
+    return 0;
+}
+
+/* The model next to the measurement, two figures: the roofline (a bound) with the measured % of it, and the ECM
+ * prediction with its error, at this thread count, from the machine file. Returns 0, or 1 when the model fails
+ * with a machine file named explicitly (--machine). An empty matrix (nnz 0) is valid: the model does not apply. */
+static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const bench_machine *bm, int explicit_m,
+                       int full, double gflops)
+{
     spmv_model md;
-    if (!tool_find_machine(explicit_path, path, sizeof path)) {
+    if (!bm->path[0]) {
         printf("roofline no machine file: run spmv-machine (or pass --machine FILE) for the model\n");
         return 0;
     }
-    spmv_status st = spmv_machine_read(path, &m);
-    if (!st) st = S ? spmv_model_sell(S, NULL, &m, threads, NULL, &md) : spmv_model_crs(A, NULL, &m, threads, NULL, &md);
+    if (!bm->have) {
+        printf("roofline no model: %s\n", bm->why);
+        return 0;
+    }
+    if (A->nnz == 0) {
+        printf("roofline the model does not apply to an empty matrix (nnz 0: no flops, no traffic); machine %s\n",
+               bm->path);
+        return 0;
+    }
+    spmv_status st = S ? spmv_model_sell(S, NULL, &bm->m, threads, NULL, &md)
+                       : spmv_model_crs(A, NULL, &bm->m, threads, NULL, &md);
     if (st) {
-        if (explicit_path) {
+        if (explicit_m) {
             tool_error(prog, st);
             return 1;
         }
@@ -75,7 +111,7 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
            md.roofline_mem, md.Bc_roof, pct);
     printf("ECM      %.3f Gflop/s predicted on %d thread%s (alpha %.4g%s): error %+.0f %% (predicted - measured, of "
            "measured); machine %s\n", md.predicted, threads, threads == 1 ? "" : "s", md.alpha.alpha,
-           md.alpha.sampled < 1 ? ", sampled" : "", err, path);
+           md.alpha.sampled < 1 ? ", sampled" : "", err, bm->path);
     if (full) {
         char buf[8192];
         spmv_model_format(&md, gflops, "model    ", buf, sizeof buf);
@@ -124,14 +160,9 @@ int main(int argc, char **argv)
             if (!tool_parse_int(prog, "-u", v, 1, 1 << 16, &unroll)) return 2;
             i++;
         } else if (!strcmp(a, "-t") && v) {
-            char tb[256];
-            snprintf(tb, sizeof tb, "%s", v);
-            nt = 0;
-            for (char *tok = strtok(tb, ","); tok; tok = strtok(NULL, ",")) {
-                if (nt == 64 || !tool_parse_int(prog, "-t", tok, 1, 4096, &tlist[nt])) return 2;
-                if (tlist[nt] > threads) threads = tlist[nt];
-                nt++;
-            }
+            if ((nt = tool_parse_int_list(prog, "-t", v, ",", 1, 4096, tlist, 64)) < 0) return 2;
+            for (int k = 0; k < nt; k++)
+                if (tlist[k] > threads) threads = tlist[k];
             i++;
         } else if (!strcmp(a, "--runs") && v) {
             if (!tool_parse_int(prog, "--runs", v, 1, 64, &runs)) return 2;
@@ -168,7 +199,12 @@ int main(int argc, char **argv)
 #else
     threads = 1;
 #endif
+    const int t_given = nt > 0;
     if (nt == 0) tlist[nt++] = threads;
+
+    /* the machine file before the work: --machine FILE must read */
+    static bench_machine bm;
+    if (get_machine(machine_path, &bm)) return 1;
 
     spmv_crs *A = NULL;
     spmv_sell *S = NULL;
@@ -189,6 +225,19 @@ int main(int argc, char **argv)
         o.long_rows = (int32_t)long_rows;
         o.max_stored_factor = max_stored;
         if (autoopt && bench_auto_opts(prog, A, &o)) goto done;
+        if (autoopt && o.nthreads != (int)threads) { /* a recorded thread count */
+            if (t_given) {
+                printf("auto     timed with -t as given, not with the %d thread%s recorded\n", o.nthreads,
+                       o.nthreads == 1 ? "" : "s");
+                o.nthreads = (int)threads;
+            } else { /* timed as recorded */
+                tlist[0] = threads = o.nthreads;
+#ifdef _OPENMP
+                omp_set_num_threads((int)threads);
+#endif
+                spmv_crs_set_threads(A, (int)threads);
+            }
+        }
         double t0 = tool_now();
         st = spmv_sell_from_crs(A, &o, &S);
         tconv = tool_now() - t0;
@@ -265,7 +314,7 @@ int main(int argc, char **argv)
         printf("time     %ld runs of >= %g s: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, target,
                tmed * 1e3, tmin * 1e3, tmax * 1e3);
         printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
-        if (print_limit(S, A, t, machine_path, model, gflops)) goto done;
+        if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops)) goto done;
         if (pmu) { /* no counters: one line, then no more tries */
             int pr = tool_pmu_report(prog, "pmu      ", A, S, x, y, tmed, target);
             if (pr == 1) goto done;

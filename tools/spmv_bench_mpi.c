@@ -43,17 +43,16 @@ static void usage(FILE *f)
 
 static int parse_dims(const char *opt, const char *s, long n[3])
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", s ? s : "");
-    char *tok = strtok(buf, ",x");
-    int k = 0;
-    for (; tok && k < 3; k++, tok = strtok(NULL, ",x"))
-        if (!tool_parse_int(prog, opt, tok, 1, 1L << 30, &n[k])) return 0;
-    if (k == 1) n[1] = n[2] = n[0];
-    else if (k != 3 || tok) {
+    long v[3];
+    int k = tool_parse_int_list(prog, opt, s ? s : "", ",x", 1, 1L << 30, v, 3); /* "1,,2": an empty item */
+    if (k < 0) return 0;
+    if (k == 2) {
         if (rank == 0) fprintf(stderr, "%s: %s: give N or NX,NY,NZ (got '%s')\n", prog, opt, s ? s : "");
         return 0;
     }
+    n[0] = v[0];
+    n[1] = k == 3 ? v[1] : v[0];
+    n[2] = k == 3 ? v[2] : v[0];
     return 1;
 }
 

@@ -64,6 +64,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (out && tool_output_check(prog, "-o", out, 0)) return 1; /* before reading and reordering */
     spmv_crs *A = NULL, *R = NULL;
     spmv_sell *S = NULL;
     int32_t *perm = NULL, *iperm = NULL;

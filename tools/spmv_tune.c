@@ -26,8 +26,12 @@ static void usage(FILE *f)
             "checks every result against a reference loop, prints each point against the model's limits (roofline,\n"
             "ECM) and records the choice (used by spmv_sell_from_crs with C = 0 / sigma = 0 and spmv-bench --auto).\n"
             "Without a matrix: the built-in HPCG 27-point matrix, 128^3 as in the paper (160^3 or 192^3 when that is\n"
-            "less than 4x the last-level caches, smaller when memory is short): memory-bound on this machine.\n"
-            "  --max-time S    bound for the whole run in seconds (default 240)\n"
+            "less than 4x the effective last-level cache, measured, not CPUID's; smaller when memory is short):\n"
+            "memory-bound on this machine.\n"
+            "  --max-time S    bound for the whole run in seconds (default 240), the machine step included: without\n"
+            "                  a machine file, spmv-machine --quick (20-60 s) runs only when S >= %.0f, else an estimate\n"
+            "                  measured in about a second (with a warning); the CRS baseline and one SELL point are\n"
+            "                  always measured, so a large matrix can take longer than a tiny S\n"
             "  --time S        seconds per timed run (default 0.1); --runs N timed runs per point (default 5, median)\n"
             "  -t N            largest thread count (default OMP_NUM_THREADS or all cores); swept 1, 2, 4, ..., N\n"
             "  -C LIST         chunk heights to sweep, e.g. 8,16,32 (default: those with fast kernels on this CPU)\n"
@@ -37,7 +41,7 @@ static void usage(FILE *f)
             "                  about twice the memory of the CRS matrix; 0: no limit)\n"
             "  --permuted      tune for x and y in SELL's permuted order (solvers that stay in it)\n"
             "  --machine FILE  machine file for the model (default: this CPU's file in $XDG_DATA_HOME/spmv/machines,\n"
-            "                  made by `spmv-machine --quick` when missing; an estimate if that fails)\n"
+            "                  made by `spmv-machine --quick` when missing and --max-time allows; else an estimate)\n"
             "  --no-machine-run  do not run spmv-machine: use an estimate when there is no machine file\n"
             "  --db PATH       tuning database (default $SPMV_TUNE_DB or $XDG_DATA_HOME/spmv/tuning/choices.txt)\n"
             "  --no-record     do not record the choice\n"
@@ -45,7 +49,8 @@ static void usage(FILE *f)
             "  --plot DIR      PNG plots with gnuplot: DIR/threads.png, DIR/sigma.png\n"
             "  --pmu           count the choice and CRS with the PMU after the search: counted Gflop/s, counted\n"
             "                  flops / (2 nnz) next to 1/beta, IPC, top-down level 1 (libpfm4; one line if absent)\n"
-            "  -q              no progress bar\n");
+            "  -q              no progress bar (and spmv-machine --quick, when it runs, without its progress and table)\n",
+            TUNE_QUICK_MIN_S);
 }
 
 /* ------------------------------------------------------------------------------------------- progress bar */
@@ -115,22 +120,9 @@ int main(int argc, char **argv)
             if (!tool_parse_int(prog, a, v, 1, 4096, &threads)) return 2;
             i++;
         } else if (!strcmp(a, "-C") && v) {
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", v);
-            nCl = 0;
-            for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                long c;
-                if (nCl == 16) {
-                    fprintf(stderr, "%s: -C: at most 16 values\n", prog);
-                    return 2;
-                }
-                if (!tool_parse_int(prog, "-C", tok, 1, 1 << 16, &c)) return 2;
-                Cl[nCl++] = (int32_t)c;
-            }
-            if (!nCl) {
-                fprintf(stderr, "%s: -C: give a list like 8,16,32\n", prog);
-                return 2;
-            }
+            long c[16];
+            if ((nCl = tool_parse_int_list(prog, "-C", v, ",", 1, 1 << 16, c, 16)) < 0) return 2;
+            for (int k = 0; k < nCl; k++) Cl[k] = (int32_t)c[k];
             i++;
         } else if (!strcmp(a, "--full")) {
             full = 1;
@@ -167,11 +159,29 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    spmv_status st0;
     /* the outputs, before the long search */
-    if ((csv && tune_output_check(prog, "--csv", csv, 0)) || (json && tune_output_check(prog, "--json", json, 0)) ||
-        (plot && tune_output_check(prog, "--plot", plot, 1)) ||
-        (db_opt && record && tune_output_check(prog, "--db", db_opt, 0))) /* its folder must exist */
+    if ((csv && tool_output_check(prog, "--csv", csv, 0)) || (json && tool_output_check(prog, "--json", json, 0)) ||
+        (plot && tool_output_check(prog, "--plot", plot, 1)) ||
+        (db_opt && record && tool_output_check(prog, "--db", db_opt, 0))) /* its folder must exist */
         return 1;
+    /* the database, before the search: a file that does not read cannot take the choice */
+    char db[4096] = "";
+    if (record) {
+        if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
+        else if (spmv_tune_db_path(db, sizeof db)) {
+            fprintf(stderr, "%s: %s: the choice will not be recorded (give --db PATH)\n", prog, spmv_last_error());
+            db[0] = '\0';
+        }
+        spmv_tune_record *recs = NULL;
+        int32_t nrec = 0;
+        if (db[0] && (st0 = spmv_tune_db_read(db, &recs, &nrec)) != SPMV_OK) {
+            fprintf(stderr, "%s: the tuning database does not read: %s (%s)\n%s: fix or move it, give --db PATH, or "
+                            "--no-record\n", prog, spmv_last_error(), spmv_strerror(st0), prog);
+            return 1;
+        }
+        spmv_tune_db_free(recs);
+    }
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads);
     threads = omp_get_max_threads();
@@ -215,7 +225,8 @@ int main(int argc, char **argv)
 
     tune_machine *tm = calloc(1, sizeof *tm);
     if (!tm) return 1;
-    if (tune_machine_get(prog, machine_path, machine_run, tm)) {
+    /* the machine step is inside --max-time: spmv-machine --quick only when the bound leaves room for it */
+    if (tune_machine_get(prog, machine_path, machine_run, max_time - (tool_now() - t_start), quiet, tm)) {
         free(tm);
         return 1;
     }
@@ -225,7 +236,9 @@ int main(int argc, char **argv)
     /* the matrix */
     char why[300] = "";
     if (!spec) {
-        double llc = tune_llc_bytes(&tm->m), ram = tune_ram_bytes();
+        /* sized by the measured effective last-level cache (the machine file's, else a sweep now), not by CPUID */
+        int swept = 0;
+        double llc = tune_llc_effective(&tm->m, &swept), ram = tune_ram_bytes();
         /* the paper's HPCG 128^3, larger when 128^3 is not 4x the last-level caches, smaller when memory is short */
         static const int sizes[] = {128, 160, 192};
         int n = 192;
@@ -237,8 +250,9 @@ int main(int argc, char **argv)
         while (n > 32 && ram > 0 && 3.5 * hpcg_bytes(n) > 0.5 * ram) n -= 32; /* CRS + two SELL copies + vectors */
         snprintf(hpcgbuf, sizeof hpcgbuf, "hpcg:%d", n);
         spec = hpcgbuf;
-        snprintf(why, sizeof why, "built-in, no matrix given: %.0f MB in CRS = %.0fx the %.0f MiB last-level cache, "
-                 "so memory-bound", hpcg_bytes(n) * 1e-6, llc > 0 ? hpcg_bytes(n) / llc : 0, llc / 1048576);
+        snprintf(why, sizeof why, "built-in, no matrix given: %.0f MB in CRS = %.0fx the %.0f MiB effective last-level "
+                 "cache%s, so memory-bound", hpcg_bytes(n) * 1e-6, llc > 0 ? hpcg_bytes(n) / llc : 0, llc / 1048576,
+                 swept ? " (measured just now)" : "");
     }
     spmv_crs *A = NULL;
     spmv_sell *S = NULL;
@@ -257,25 +271,19 @@ int main(int argc, char **argv)
            "%d)\n", name, why[0] ? " (" : "", why, why[0] ? ")" : "", strncmp(spec, "hpcg:", 5) ? "read" : "generated",
            t_load, fp.rows, fp.cols, (long long)fp.nnz, fp.nzr_mean, fp.nzr_min, fp.nzr_max);
     int rc = 1;
-    if (A->nnz < 1 || A->rows < 1 || A->cols < 1) {
-        fprintf(stderr, "%s: %s is empty (%d x %d, nnz %lld): nothing to tune\n", prog, name, A->rows, A->cols,
-                (long long)A->nnz);
+    if (A->nnz < 1 || A->rows < 1 || A->cols < 1) { /* a valid matrix, as in spmv-bench: exit 0 */
+        printf("nothing to tune: %s is empty (%d x %d, nnz %lld): no multiply to time, the model does not apply, "
+               "nothing recorded\n", name, A->rows, A->cols, (long long)A->nnz);
+        rc = 0;
         goto done;
     }
 
-    /* the database */
-    char db[4096] = "";
-    if (record) {
-        if (db_opt) snprintf(db, sizeof db, "%s", db_opt);
-        else if (spmv_tune_db_path(db, sizeof db)) {
-            fprintf(stderr, "%s: %s: the choice will not be recorded (give --db PATH)\n", prog, spmv_last_error());
-            db[0] = '\0';
-        }
-    }
 
     /* the search */
-    double budget = max_time - (tool_now() - t_start) - 3;
-    if (budget < 5) budget = 5;
+    /* what is left of --max-time, less a second or two for the report (the CRS baseline and one SELL point are
+     * measured whatever is left) */
+    double budget = max_time - (tool_now() - t_start) - (max_time > 30 ? 3 : 1);
+    if (budget < 0.5) budget = 0.5;
     spmv_tune_opts o = spmv_tune_opts_default();
     o.budget = budget;
     o.run_time = run_time;
@@ -308,9 +316,10 @@ int main(int argc, char **argv)
         spmv_tune_result_free(&r);
         goto done;
     }
-    if (st) { /* recording failed; the result stands */
-        fprintf(stderr, "%s: the choice was not recorded: ", prog);
-        tool_error(prog, st);
+    int rec_failed = 0;
+    if (st) { /* recording failed; the result stands, the exit status says so */
+        fprintf(stderr, "%s: the choice was not recorded: %s (%s)\n", prog, spmv_last_error(), spmv_strerror(st));
+        rec_failed = 1;
     }
     tune_report rep;
     memset(&rep, 0, sizeof rep);
@@ -325,7 +334,7 @@ int main(int argc, char **argv)
     rep.permuted = permuted;
     tune_print_table(stdout, &rep);
     tune_print_recommendation(stdout, &rep);
-    rc = 0;
+    rc = rec_failed;
     if (csv) {
         if (tune_write_csv(prog, csv, &rep)) rc = 1;
         else printf("csv          %s\n", csv);

@@ -22,6 +22,60 @@ int tool_parse_int(const char *prog, const char *opt, const char *s, long lo, lo
     return 1;
 }
 
+int tool_parse_int_list(const char *prog, const char *opt, const char *s, const char *sep, long lo, long hi,
+                        long *out, int max)
+{
+    if (!s || !*s) {
+        fprintf(stderr, "%s: %s: empty list\n", prog, opt);
+        return -1;
+    }
+    int n = 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, sep);
+        if (len == 0) {
+            fprintf(stderr, "%s: %s: empty item in '%s'\n", prog, opt, s);
+            return -1;
+        }
+        if (n == max) {
+            fprintf(stderr, "%s: %s: more than %d items in '%s'\n", prog, opt, max, s);
+            return -1;
+        }
+        char item[64];
+        if (len >= sizeof item) {
+            fprintf(stderr, "%s: %s: item '%.20s...' in '%s' is not an integer in %ld..%ld\n", prog, opt, p, s, lo, hi);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *end;
+        errno = 0;
+        long v = strtol(item, &end, 10);
+        if (*end || errno || v < lo || v > hi) {
+            fprintf(stderr, "%s: %s: item '%s' in '%s' is not an integer in %ld..%ld\n", prog, opt, item, s, lo, hi);
+            return -1;
+        }
+        out[n++] = v;
+        if (!p[len]) break;
+        p += len + 1;
+    }
+    return n;
+}
+
+int tool_parse_hpcg(const char *prog, const char *opt, const char *s, long n[3])
+{
+    long v[3];
+    int k = tool_parse_int_list(prog, opt, s, ",x", 1, 1 << 20, v, 3);
+    if (k < 0) return 1;
+    if (k == 2) {
+        fprintf(stderr, "%s: %s: give NX or NX,NY,NZ (got '%s')\n", prog, opt, s);
+        return 1;
+    }
+    n[0] = v[0];
+    n[1] = k == 3 ? v[1] : v[0];
+    n[2] = k == 3 ? v[2] : v[0];
+    return 0;
+}
+
 void tool_error(const char *prog, spmv_status st)
 {
     fprintf(stderr, "%s: %s (%s)\n", prog, spmv_last_error(), spmv_strerror(st));
@@ -33,17 +87,7 @@ spmv_status tool_load(const char *prog, const char *spec, spmv_crs **A, const ch
     spmv_status st;
     if (strncmp(spec, "hpcg:", 5) == 0) {
         long n[3];
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s", spec + 5);
-        char *tok = strtok(buf, ",x");
-        int k = 0;
-        for (; tok && k < 3; k++, tok = strtok(NULL, ",x"))
-            if (!tool_parse_int(prog, "--hpcg", tok, 1, 1 << 20, &n[k])) return SPMV_ERR_ARG;
-        if (k == 1) n[1] = n[2] = n[0];
-        else if (k != 3 || tok) {
-            fprintf(stderr, "%s: --hpcg: give NX or NX,NY,NZ (got '%s')\n", prog, spec + 5);
-            return SPMV_ERR_ARG;
-        }
+        if (tool_parse_hpcg(prog, "--hpcg", spec + 5, n)) return SPMV_ERR_ARG;
         snprintf(label, sizeof label, "HPCG %ldx%ldx%ld", n[0], n[1], n[2]);
         st = spmv_gen_hpcg((int32_t)n[0], (int32_t)n[1], (int32_t)n[2], A);
     } else {
@@ -174,6 +218,8 @@ int tool_matrix_arg(const char *prog, int argc, char **argv, int *i, char *buf, 
 {
     const char *a = argv[*i];
     if (!strcmp(a, "--hpcg") && *i + 1 < argc) {
+        long n[3];
+        if (tool_parse_hpcg(prog, "--hpcg", argv[*i + 1], n)) return -1; /* an argument error, checked now */
         snprintf(buf, size, "hpcg:%s", argv[++*i]);
         *spec = buf;
         return 1;
@@ -204,5 +250,50 @@ int tool_sell_arg(const char *prog, int argc, char **argv, int *i, long *long_ro
         return 0;
     }
     ++*i;
+    return 1;
+}
+
+int tool_out_begin(const char *prog, const char *opt, const char *path, tool_outfile *o)
+{
+    char msg[1200];
+    if (tool_out_open(o, path, msg, sizeof msg) == 0) return 0;
+    fprintf(stderr, "%s: %s%s%s\n", prog, opt ? opt : "", opt ? ": " : "", msg);
+    return 1;
+}
+
+int tool_out_end(const char *prog, const char *opt, tool_outfile *o)
+{
+    char msg[1200];
+    if (tool_out_commit(o, msg, sizeof msg) == 0) return 0;
+    fprintf(stderr, "%s: %s%s%s\n", prog, opt ? opt : "", opt ? ": " : "", msg);
+    return 1;
+}
+
+int tool_output_check(const char *prog, const char *opt, const char *path, int dir)
+{
+    char msg[1200];
+    if (!path || !*path) {
+        fprintf(stderr, "%s: %s: empty path\n", prog, opt);
+        return 1;
+    }
+    if (dir) {
+        struct stat sb;
+        if (mkdir(path, 0777) && errno != EEXIST) {
+            fprintf(stderr, "%s: %s: cannot create the folder %s: %s\n", prog, opt, path, strerror(errno));
+            return 1;
+        }
+        if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "%s: %s: %s is not a folder\n", prog, opt, path);
+            return 1;
+        }
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/.spmv-probe", path);
+        if (tool_out_check(probe, msg, sizeof msg) == 0) return 0;
+        fprintf(stderr, "%s: %s: cannot write in the folder %s: %s\n", prog, opt, path,
+                strchr(msg, ':') ? strchr(msg, ':') + 2 : msg);
+        return 1;
+    }
+    if (tool_out_check(path, msg, sizeof msg) == 0) return 0;
+    fprintf(stderr, "%s: %s: %s\n", prog, opt, msg);
     return 1;
 }

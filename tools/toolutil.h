@@ -3,9 +3,19 @@
 #define SPMV_TOOLUTIL_H
 
 #include "spmv.h"
+#include "outfile.h" /* tool_outfile: src/util/outfile.h, the tools' copy */
 
 /* Parse a whole decimal integer in [lo, hi]; on failure print "PROG: OPTION: ..." to stderr and return 0. */
 int tool_parse_int(const char *prog, const char *opt, const char *s, long lo, long hi, long *out);
+
+/* A list of integers in [lo, hi] separated by any character of sep (e.g. "," or ",x"), at most max items, into out.
+ * An empty item ("1,,2", a leading or trailing separator), a bad number or too many items: prints "PROG: OPT: ..."
+ * naming the argument and returns -1. Returns the number of items. */
+int tool_parse_int_list(const char *prog, const char *opt, const char *s, const char *sep, long lo, long hi,
+                        long *out, int max);
+
+/* "NX" or "NX,NY,NZ" (also NXxNYxNZ) of --hpcg, each 1..2^20, into n[3]; 0, or 1 after printing "PROG: OPT: ...". */
+int tool_parse_hpcg(const char *prog, const char *opt, const char *s, long n[3]);
 
 /* Load the matrix named by a spec: a Matrix Market path, or "hpcg:NX[,NY,NZ]" (the built-in HPCG stencil).
  * Prints the library's error on failure and returns its status. name: a short label (static buffer). */
@@ -21,7 +31,6 @@ double tool_now(void);
  * (0 for exact), or +inf when a NaN/Inf differs. */
 double tool_check(const spmv_crs *A, const double *x, const double *y);
 
-#endif
 
 /* The machine file for this machine: explicit path if given, else the newest *.machine under
  * $XDG_DATA_HOME/spmv/machines (default ~/.local/share/spmv/machines), where spmv-machine writes.
@@ -46,7 +55,7 @@ int tool_parse_seconds(const char *prog, const char *opt, const char *s, double 
 /* The matrix argument every tool takes: "--hpcg SPEC" (stored as "hpcg:SPEC" in buf, replacing an earlier matrix)
  * or a file name (any argument not starting with '-', or "-"). argv[*i] is the current argument; *spec receives the
  * matrix. Returns 1 when the argument was the matrix (with *i advanced past a consumed value), 0 when it is not,
- * -1 after printing an error (a second file name). */
+ * -1 after printing an error (a second file name, a bad --hpcg size: argument errors, exit status 2). */
 int tool_matrix_arg(const char *prog, int argc, char **argv, int *i, char *buf, size_t size, const char **spec);
 
 /* The hybrid SELL-C-sigma and padding-guard options of spmv-bench, spmv-convert and spmv-tune: "--long-rows N"
@@ -60,3 +69,19 @@ int tool_sell_arg(const char *prog, int argc, char **argv, int *i, long *long_ro
     "                  percentile of the row lengths), the default; 0: none)\n"                                      \
     "  --max-stored F  refuse a SELL conversion storing more than F x nnz entries (default 2: about twice the\n"    \
     "                  memory of the CRS matrix; 0: no limit)\n"
+
+/* Output files of the tools (machine files, CSV, JSON, plots) go through a temporary file in the same folder that
+ * is renamed over PATH only when everything was written (src/util/outfile.h): a failed write never leaves a partial
+ * file and never removes what was there; special files (/dev/stdout, /dev/null, FIFOs) are written in place.
+ * tool_out_begin: open PATH; tool_out_end: flush, sync, close and rename. Both return 0, or 1 after printing
+ * "PROG: OPT: PATH: reason" (opt may be NULL). */
+int tool_out_begin(const char *prog, const char *opt, const char *path, tool_outfile *o);
+int tool_out_end(const char *prog, const char *opt, tool_outfile *o);
+
+/* Before a long run: can PATH be written (dir = 1: PATH is a folder, created when missing, in which files will be
+ * written)? Tries what the write will do (creates and removes a probe file in the folder), so a missing or
+ * read-only folder or /proc is found before the work (not a disk that fills up later). Returns 0, or 1 after printing
+ * "PROG: OPT: PATH: reason". */
+int tool_output_check(const char *prog, const char *opt, const char *path, int dir);
+
+#endif

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -117,8 +118,9 @@ static int find_exe(const char *name, char *out, size_t size)
     return -1;
 }
 
-/* Run EXE --quick -o OUT with its stdout on our stderr; at most limit seconds. Returns the exit status, or -1. */
-static int run_quick(const char *exe, const char *out, double limit, char *why, size_t wsize)
+/* Run EXE --quick -o OUT with its stdout on our stderr (quiet: spmv-machine -q, its table to /dev/null); at most
+ * limit seconds. Returns the exit status, or -1. */
+static int run_quick(const char *exe, const char *out, double limit, int quiet, char *why, size_t wsize)
 {
     fflush(stdout);
     fflush(stderr);
@@ -128,8 +130,14 @@ static int run_quick(const char *exe, const char *out, double limit, char *why, 
         return -1;
     }
     if (pid == 0) {
-        dup2(2, 1);
-        execl(exe, "spmv-machine", "--quick", "-o", out, (char *)NULL);
+        if (quiet) {
+            int dn = open("/dev/null", O_WRONLY);
+            if (dn >= 0) dup2(dn, 1);
+            execl(exe, "spmv-machine", "--quick", "-q", "-o", out, (char *)NULL);
+        } else {
+            dup2(2, 1);
+            execl(exe, "spmv-machine", "--quick", "-o", out, (char *)NULL);
+        }
         _exit(127);
     }
     double t0 = tool_now();
@@ -239,6 +247,7 @@ static void measure_bw(double llc, double *load, double *copy, double *triad)
 {
     double ram = tune_ram_bytes();
     double bytes = 4 * llc > 64e6 ? 4 * llc : 64e6;
+    if (bytes > 512e6) bytes = 512e6; /* three arrays: a few seconds at most to touch */
     if (ram > 0 && bytes > ram / 16) bytes = ram / 16;
     long n = (long)(bytes / 8) / 64 * 64;
     if (n < 4096) n = 4096;
@@ -262,6 +271,90 @@ static void measure_bw(double llc, double *load, double *copy, double *triad)
     spmv_vec_free(a);
     spmv_vec_free(b);
     spmv_vec_free(c);
+}
+
+/* The effective capacity of the last-level cache as one core sees it, from a bandwidth sweep (SUM over working sets
+ * from lo to hi bytes in steps of sqrt(2), the best pass of each): the capacity C that best explains the curve when a
+ * working set ws gets min(C, ws)/ws of its bytes from the cache (the fit of spmv-machine, src/bench/bench_run.c).
+ * About half a second. 0 when the curve shows no cache (or memory is short). */
+static double sweep_llc(double lo, double hi)
+{
+    double ram = tune_ram_bytes();
+    if (ram > 0 && hi > ram / 16) hi = ram / 16;
+    if (lo < 1048576) lo = 1048576;
+    if (hi < 8 * lo) return 0;
+    long nmax = (long)(hi / 8);
+    double *a = NULL;
+    if (spmv_vec_alloc(nmax, &a)) return 0;
+    for (long i = 0; i < nmax; i++) a[i] = 1.0;
+    double bytes[40], gbs[40];
+    int n = 0;
+    volatile double sink = 0;
+    for (double sz = lo; sz <= hi * 1.0001 && n < 40; sz *= sqrt(2.0)) {
+        long m = (long)(sz / 8) / 8 * 8;
+        double best = 0, t0 = tool_now();
+        for (int pass = 0; pass < 64 && (pass < 3 || tool_now() - t0 < 0.02); pass++) {
+            double t = tool_now(), s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+            for (long i = 0; i < m; i += 8) {
+                s0 += a[i], s1 += a[i + 1], s2 += a[i + 2], s3 += a[i + 3];
+                s4 += a[i + 4], s5 += a[i + 5], s6 += a[i + 6], s7 += a[i + 7];
+            }
+            t = tool_now() - t;
+            sink += s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+            if (pass > 0 && t > 0 && 8.0 * m / t * 1e-9 > best) best = 8.0 * m / t * 1e-9; /* pass 0 warms up */
+        }
+        bytes[n] = 8.0 * m;
+        gbs[n++] = best;
+    }
+    spmv_vec_free(a);
+    if (n < 5) return 0;
+    const double bm = gbs[n - 1];
+    double best_err = INFINITY, bestC = 0;
+    for (int c = 0; c < n - 2; c++)
+        for (int h = 0; h < 2; h++) {
+            double C = h ? sqrt(bytes[c] * bytes[c + 1]) : bytes[c], bc = 0;
+            for (int i = 0; i < n; i++)
+                if (bytes[i] <= C && gbs[i] > bc) bc = gbs[i];
+            if (!(bc > bm) || !(bm > 0)) continue;
+            double err = 0;
+            for (int i = 0; i < n; i++) {
+                double f = bytes[i] <= C ? 1.0 : C / bytes[i], pred = 1.0 / (f / bc + (1.0 - f) / bm);
+                if (gbs[i] > 0) err += fabs(log(pred / gbs[i]));
+            }
+            if (err < best_err) best_err = err, bestC = C;
+        }
+    return bestC > 0 && bytes[n - 1] >= 4.0 * bestC ? bestC : 0; /* memory reached well beyond it */
+}
+
+/* the measured effective size of m's last cache level (per instance), 0 when the sweep shows none */
+static int64_t measure_llc(const spmv_machine *m)
+{
+    if (m->nlevels < 2) return 0;
+    const spmv_machine_level *l = &m->level[m->nlevels - 2];
+    double lo = 1048576;
+    if (m->nlevels >= 3) {
+        const spmv_machine_level *u = &m->level[m->nlevels - 3];
+        lo = 2.0 * (double)(u->effective_size > 0 ? u->effective_size : u->size);
+    }
+    double C = sweep_llc(lo, 512.0 * 1048576);
+    if (!(C > 0)) return 0;
+    int64_t c = (int64_t)C / 4096 * 4096;
+    if (c < m->cacheline) c = m->cacheline;
+    return c < l->size ? c : l->size;
+}
+
+double tune_llc_effective(const spmv_machine *m, int *measured_now)
+{
+    *measured_now = 0;
+    if (!m || m->nlevels < 2) return 0;
+    if (m->level[m->nlevels - 2].effective_size > 0) return tune_llc_bytes(m);
+    /* not measured: measure it now rather than trust CPUID or sysfs (a VM reported 508 MiB) */
+    int64_t c = measure_llc(m);
+    if (c <= 0) return tune_llc_bytes(m);
+    spmv_machine t = *m;
+    t.level[t.nlevels - 2].effective_size = c;
+    *measured_now = 1;
+    return tune_llc_bytes(&t);
 }
 
 static int nthreads(void)
@@ -381,9 +474,12 @@ static void estimate(tune_machine *tm)
     m->gather_rthroughput = 0.625 * m->simd_width, m->gather_index_penalty = 0;
     m->hadd_latency = 12, m->hadd_rthroughput = 6;
 
-    /* bandwidth: measured now */
-    double llc = tune_llc_bytes(m);
+    /* bandwidth: measured now, beyond the effective last-level cache (measured too: sysfs may overstate it) */
     double t = tool_now();
+    int64_t eff = measure_llc(m);
+    if (eff > 0) m->level[nl - 1].effective_size = eff;
+    const int swept = eff > 0;
+    double llc = tune_llc_bytes(m);
     measure_bw(llc, &m->bw_load, &m->bw_copy, &m->bw_triad);
     t = tool_now() - t;
     if (!(m->bw_triad > 0)) m->bw_triad = m->bw_load > 0 ? m->bw_load : 10;
@@ -393,8 +489,9 @@ static void estimate(tune_machine *tm)
     tm->estimated = 1;
     snprintf(tm->source, sizeof tm->source,
              "ESTIMATE: bandwidth measured by spmv-tune just now (%.1f s: load %.1f, copy %.1f, triad %.1f GB/s with "
-             "%d threads), caches from sysfs, clock %.2f GHz from /proc/cpuinfo, in-core costs generic (not measured)",
-             t, m->bw_load, m->bw_copy, m->bw_triad, nthreads(), m->clock_ghz);
+             "%d threads), caches from sysfs%s, clock %.2f GHz from /proc/cpuinfo, in-core costs generic (not "
+             "measured)", t, m->bw_load, m->bw_copy, m->bw_triad, nthreads(),
+             swept ? " (the last level's effective size from a bandwidth sweep)" : "", m->clock_ghz);
 }
 
 /* ------------------------------------------------------------------------------------------- finding the file */
@@ -405,12 +502,21 @@ static int try_read(const char *path, spmv_machine *m)
 }
 
 /* this machine's file in dir: `own` (DIR/<hostname>.machine), else the newest *.machine whose model name contains
- * the CPU model string */
-static int find_in_dir(const char *dir, const char *own, const char *cpu, tune_machine *tm)
+ * the CPU model string. A file there that does not read is named with its line and reason (never skipped
+ * silently); *own_bad = 1 when it is `own` (so that nothing overwrites it). */
+static int find_in_dir(const char *prog, const char *dir, const char *own, const char *cpu, tune_machine *tm,
+                       int *own_bad)
 {
-    if (access(own, R_OK) == 0 && try_read(own, &tm->m) == 0) {
-        snprintf(tm->path, sizeof tm->path, "%s", own);
-        return 0;
+    *own_bad = 0;
+    if (access(own, F_OK) == 0) {
+        if (try_read(own, &tm->m) == 0) {
+            snprintf(tm->path, sizeof tm->path, "%s", own);
+            return 0;
+        }
+        *own_bad = 1;
+        fprintf(stderr, "%s: this machine's file is corrupt: %s (%s)\n%s: it is not overwritten; re-measure with "
+                        "`spmv-machine --install` (replaces it) or move it away\n", prog, spmv_last_error(),
+                spmv_strerror(SPMV_ERR_PARSE), prog);
     }
     DIR *d = opendir(dir);
     if (!d) return -1;
@@ -425,7 +531,12 @@ static int find_in_dir(const char *dir, const char *own, const char *cpu, tune_m
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         struct stat sb;
         if (stat(p, &sb) || !S_ISREG(sb.st_mode)) continue;
-        if (try_read(p, tmp) || !contains_ci(tmp->name, cpu)) continue;
+        if (!strcmp(p, own)) continue;
+        if (try_read(p, tmp)) {
+            fprintf(stderr, "%s: machine file skipped, it does not read: %s\n", prog, spmv_last_error());
+            continue;
+        }
+        if (!contains_ci(tmp->name, cpu)) continue;
         if (found < 0 || sb.st_mtime > newest) {
             newest = sb.st_mtime;
             tm->m = *tmp;
@@ -438,7 +549,7 @@ static int find_in_dir(const char *dir, const char *own, const char *cpu, tune_m
     return found;
 }
 
-int tune_machine_get(const char *prog, const char *path, int run, tune_machine *tm)
+int tune_machine_get(const char *prog, const char *path, int run, double max_s, int quiet, tune_machine *tm)
 {
     memset(tm, 0, sizeof *tm);
     if (path) {
@@ -461,21 +572,29 @@ int tune_machine_get(const char *prog, const char *path, int run, tune_machine *
     if (gethostname(host, sizeof host - 1) || !host[0] || strchr(host, '/')) slug(h.cpu, name, sizeof name);
     else snprintf(name, sizeof name, "%s", host);
     snprintf(own, sizeof own, "%s/%s.machine", havedir ? dir : ".", name);
-    if (havedir && find_in_dir(dir, own, h.cpu, tm) == 0) {
+    int own_bad = 0;
+    if (havedir && find_in_dir(prog, dir, own, h.cpu, tm, &own_bad) == 0) {
         tm->have = 1;
         snprintf(tm->source, sizeof tm->source, "%.500s (this machine's file)", tm->path);
         return 0;
     }
     char why[600] = "";
-    if (run && havedir) {
+    if (own_bad) {
+        /* not measured now either: spmv-machine --quick -o would replace the file the user has to look at */
+    } else if (run && havedir && max_s > 0 && max_s < TUNE_QUICK_MIN_S) {
+        fprintf(stderr, "%s: no machine file for this CPU ('%s') in %s, and %.0f s of --max-time are too few for "
+                        "spmv-machine --quick (%.0f s or more; 20-60 s, more on a busy machine)\n", prog, h.cpu, dir,
+                max_s, TUNE_QUICK_MIN_S);
+    } else if (run && havedir) {
         char exe[4096];
         if (find_exe("spmv-machine", exe, sizeof exe) == 0) {
+            double limit = max_s > 0 ? (max_s / 2 < 180 ? max_s / 2 : 180) : 180;
             fprintf(stderr,
                     "%s: no machine file for this CPU ('%s') in %s: running `%s --quick -o %s` first "
-                    "(measures bandwidth and in-core costs; about a minute)\n",
-                    prog, h.cpu, dir, exe, own);
+                    "(measures bandwidth and in-core costs; 20-60 s, stopped after %.0f s)\n",
+                    prog, h.cpu, dir, exe, own, limit);
             double t = tool_now();
-            int rc = mkdirs(dir) ? -1 : run_quick(exe, own, 180, why, sizeof why);
+            int rc = mkdirs(dir) ? -1 : run_quick(exe, own, limit, quiet, why, sizeof why);
             if (rc == 0 && try_read(own, &tm->m) == 0) {
                 tm->have = 1;
                 tm->measured_now = 1;
@@ -494,8 +613,9 @@ int tune_machine_get(const char *prog, const char *path, int run, tune_machine *
     } else if (!havedir) {
         fprintf(stderr, "%s: neither XDG_DATA_HOME nor HOME is set: no machine file can be found\n", prog);
     }
-    fprintf(stderr, "%s: using an ESTIMATE of the machine instead (quick bandwidth measurement, generic in-core "
-                    "costs); run spmv-machine for real numbers\n", prog);
+    fprintf(stderr, "%s: using an ESTIMATE of the machine instead (bandwidth and the effective last-level cache "
+                    "measured now, about a second; generic in-core costs); `spmv-machine --install` once makes a real "
+                    "machine file\n", prog);
     estimate(tm);
     return 0;
 }

@@ -21,15 +21,25 @@ typedef struct tune_machine {
  * Returns 0 on success. */
 int tune_machines_dir(char *buf, size_t size);
 
+/* spmv-machine --quick is run for a missing machine file only when the caller can give it this many seconds. */
+#define TUNE_QUICK_MIN_S 120.0
+
 /* Get the machine: path (--machine FILE) if given (an error there is fatal: returns nonzero); else this machine's
  * file in tune_machines_dir (<hostname>.machine as spmv-machine --install names it, or any whose model name
- * contains the CPU model string); else, when run_quick, `spmv-machine --quick -o FILE` (found next to the running executable or on PATH;
- * its output goes to stderr); else (or when that fails) an estimate. Messages go to stderr prefixed with prog.
- * Returns 0 unless an explicit path failed. */
-int tune_machine_get(const char *prog, const char *path, int run_quick, tune_machine *tm);
+ * contains the CPU model string; one that does not read is named, and this machine's is never overwritten); else,
+ * when run_quick and max_s (the seconds the caller can give it; 0: no bound) is at least TUNE_QUICK_MIN_S,
+ * `spmv-machine --quick -o FILE` (found next to the running executable or on PATH; its output goes to stderr, quiet:
+ * its -q and no table), stopped after max_s / 2 (at most 180 s); else (or when that fails) an estimate measured in
+ * about a second. Messages go to stderr prefixed with prog. Returns 0 unless an explicit path failed. */
+int tune_machine_get(const char *prog, const char *path, int run_quick, double max_s, int quiet, tune_machine *tm);
 
 /* Bytes of the last-level cache (its effective size when measured) over all its instances (0 if unknown). */
 double tune_llc_bytes(const spmv_machine *m);
+
+/* As tune_llc_bytes, but a last level without a measured effective size is measured now (a one-core bandwidth
+ * sweep, about half a second; *measured_now = 1; m itself is not changed): the size CPUID or sysfs report can be
+ * far larger than what a core can use (a VM reported 508 MiB). */
+double tune_llc_effective(const spmv_machine *m, int *measured_now);
 
 /* Physical memory in bytes (0 if unknown). */
 double tune_ram_bytes(void);

@@ -1,8 +1,10 @@
 /* spmv-tune output: table, recommendation, CSV, JSON, gnuplot plots. */
 #define _POSIX_C_SOURCE 200809L
 #include "tune_report.h"
+#include "toolutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,10 @@ void tune_print_table(FILE *f, const tune_report *t)
         const spmv_tune_point *p = &r->points[i];
         /* three or more points in a row skipped for the same reason: the first, then one line for the rest */
         int32_t same = 0;
-        while (p->state == SPMV_TUNE_SKIPPED && i + same + 1 < r->npoints &&
+        while (p->state == SPMV_TUNE_SKIPPED && !p->is_crs && i + same + 1 < r->npoints &&
                r->points[i + same + 1].state == p->state && r->points[i + same + 1].stage == p->stage &&
+               !r->points[i + same + 1].is_crs && r->points[i + same + 1].C == p->C &&
+               r->points[i + same + 1].rcm == p->rcm && r->points[i + same + 1].nthreads == p->nthreads &&
                !strcmp(r->points[i + same + 1].note, p->note))
             same++;
         if (same >= 2) {
@@ -90,8 +94,11 @@ void tune_print_table(FILE *f, const tune_report *t)
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
                 p->nthreads, conv, stored, beta, meas ? p->kernel : "-", gf, gb, rf, pc, ec, ee, note);
     }
-    fprintf(f, "(* the choice; 'final': the choice and CRS timed alternately for the speed-up; 'variant': the best point with run columns off or the other x access. Gflop/s: median of the timed runs after a result check against a reference loop; "
-               "GB/s: the kernel's declared traffic at the model's alpha;\n roofline: a bound (the bandwidth of the "
+    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns off or the other x access; 'final': "
+               "the choice and CRS at the same thread count timed alternately for the speed-up; 'noisy': runs that "
+               "differ by more than %.0fx also when repeated. Gflop/s: median of the timed runs after a result check "
+               "against a reference loop; ", SPMV_TUNE_NOISY);
+    fprintf(f, "GB/s: the kernel's declared traffic at the model's alpha;\n roofline: a bound (the bandwidth of the "
                "levels the data come from over the code balance), %% roof = measured / roofline; ECM: the prediction, "
                "ECM err = (ECM - measured) / measured%s)\n",
             model ? (t->tm->estimated ? "; model from an ESTIMATED machine" : "") : "; no machine: no model");
@@ -114,10 +121,10 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
                 r->opts.sigma, r->opts.rcm ? "on" : "off", r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s",
                 b->kernel, t->permuted ? ", x and y in the permuted order" : "");
     else
-        fprintf(f, "  choice       CRS with %d thread%s (kernel %s): the fastest point measured; the best SELL-C-σ "
-                   "(C = %d, σ = %d, RCM %s, %d thread%s, %.3f Gflop/s) is slower\n", c->nthreads,
+        fprintf(f, "  choice       CRS with %d thread%s (kernel %s): the best SELL-C-σ (C = %d, σ = %d, RCM %s, %.3f "
+                   "Gflop/s) is slower at the same thread count, timed alternately\n", c->nthreads,
                 c->nthreads == 1 ? "" : "s", c->kernel, r->opts.C, r->opts.sigma, r->opts.rcm ? "on" : "off",
-                r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s", b->gflops);
+                b->gflops);
     const spmv_tune_point *w = sell ? b : c;
     if (w->roofline > 0)
         fprintf(f, "  performance  %.3f Gflop/s = %.0f %% of the roofline %.3f Gflop/s (a bound); ECM prediction %.3f "
@@ -127,9 +134,12 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
     else
         fprintf(f, "  performance  %.3f Gflop/s (no machine model)\n", w->gflops);
     if (c->state == SPMV_TUNE_MEASURED) {
-        fprintf(f, "  speed-up     %.2fx of SELL-C-σ (%d thread%s) over the fastest CRS point measured (%.3f Gflop/s "
-                   "with %d thread%s)\n", r->speedup, b->nthreads, b->nthreads == 1 ? "" : "s", c->gflops,
-                c->nthreads, c->nthreads == 1 ? "" : "s");
+        fprintf(f, "  speed-up     %.2fx of SELL-C-σ over CRS (%.3f Gflop/s), both with %d thread%s, timed "
+                   "alternately\n", r->speedup, c->gflops, c->nthreads, c->nthreads == 1 ? "" : "s");
+        if (b->spread > SPMV_TUNE_NOISY || c->spread > SPMV_TUNE_NOISY)
+            fprintf(f, "  WARNING      the timed runs differ by up to %.1fx (SELL) and %.1fx (CRS) also when repeated: "
+                       "the machine was disturbed, the speed-up is not reliable; run again on a quiet machine\n",
+                    b->spread, c->spread);
         if (isfinite(r->break_even))
             fprintf(f, "  break-even   conversion %.3g s / (t_CRS %.4g ms - t_SELL %.4g ms per SpMV) = %.0f SpMV%s\n",
                     b->t_convert, c->t_spmv * 1e3, b->t_spmv * 1e3, r->break_even, r->break_even == 1 ? "" : "s");
@@ -153,70 +163,19 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
         rcm += p->state == SPMV_TUNE_SKIPPED && strncmp(p->note, "time budget", 11);
         failed += p->state == SPMV_TUNE_FAILED;
     }
-    fprintf(f, "  search       %d points in %.1f s: %d measured, %d pruned by the model, %d skipped for the time "
-               "budget, %d RCM windows not tried (RCM lost), %d failed\n", r->npoints, r->elapsed,
-            r->npoints - pruned - budget - rcm - failed, pruned, budget, rcm, failed);
+    /* only the kinds that happened ("0 RCM windows not tried" when RCM never ran says nothing) */
+    char parts[400];
+    int n = snprintf(parts, sizeof parts, "%d measured", r->npoints - pruned - budget - rcm - failed);
+    if (pruned) n += snprintf(parts + n, sizeof parts - (size_t)n, ", %d pruned by the model", pruned);
+    if (budget) n += snprintf(parts + n, sizeof parts - (size_t)n, ", %d skipped for the time budget", budget);
+    if (rcm)
+        n += snprintf(parts + n, sizeof parts - (size_t)n, ", %d RCM window%s not tried (RCM lost at two)", rcm,
+                      rcm == 1 ? "" : "s");
+    if (failed) snprintf(parts + n, sizeof parts - (size_t)n, ", %d failed", failed);
+    fprintf(f, "  search       %d points in %.1f s: %s\n", r->npoints, r->elapsed, parts);
 }
 
 /* ------------------------------------------------------------------------------------------- CSV, JSON */
-
-int tune_output_check(const char *prog, const char *opt, const char *path, int dir)
-{
-    struct stat sb;
-    if (!path || !*path) {
-        fprintf(stderr, "%s: %s: empty path\n", prog, opt);
-        return 1;
-    }
-    if (dir) {
-        if (mkdir(path, 0777) && errno != EEXIST) goto fail;
-        if (stat(path, &sb)) goto fail;
-        if (!S_ISDIR(sb.st_mode)) {
-            errno = ENOTDIR;
-            goto fail;
-        }
-        if (access(path, W_OK | X_OK)) goto fail;
-        return 0;
-    }
-    if (!stat(path, &sb)) {
-        if (S_ISDIR(sb.st_mode)) {
-            errno = EISDIR;
-            goto fail;
-        }
-        if (access(path, W_OK)) goto fail;
-        return 0;
-    }
-    if (errno != ENOENT) goto fail;
-    char d[4096];
-    snprintf(d, sizeof d, "%s", path);
-    char *slash = strrchr(d, '/');
-    if (!slash) snprintf(d, sizeof d, ".");
-    else if (slash == d) d[1] = '\0';
-    else *slash = '\0';
-    if (stat(d, &sb)) goto fail;
-    if (!S_ISDIR(sb.st_mode)) {
-        errno = ENOTDIR;
-        goto fail;
-    }
-    if (access(d, W_OK | X_OK)) goto fail;
-    return 0;
-fail:
-    fprintf(stderr, "%s: %s: cannot write %s: %s\n", prog, opt, path, strerror(errno));
-    return 1;
-}
-
-int tune_output_close(const char *prog, const char *opt, const char *path, FILE *f)
-{
-    errno = 0;
-    int bad = fflush(f) != 0;
-    int e = errno;
-    if (ferror(f)) bad = 1;
-    if (fclose(f)) {
-        if (!bad) e = errno;
-        bad = 1;
-    }
-    if (bad) fprintf(stderr, "%s: %s: write error on %s: %s\n", prog, opt, path, e ? strerror(e) : "I/O error");
-    return bad;
-}
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -230,11 +189,9 @@ static void csv_field(FILE *f, const char *s)
 
 int tune_write_csv(const char *prog, const char *path, const tune_report *t)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "%s: --csv: cannot write %s: %s\n", prog, path, strerror(errno));
-        return 1;
-    }
+    tool_outfile o;
+    if (tool_out_begin(prog, "--csv", path, &o)) return 1;
+    FILE *f = o.f;
     fprintf(f, "matrix,stage,format,C,sigma,rcm,threads,state,kernel,stored,beta,conversion_s,time_s,gflops,gbs,"
                "check_err,alpha,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,bound_gflops,chosen,note\n");
     const spmv_tune_result *r = t->r;
@@ -253,7 +210,7 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
         csv_field(f, p->note);
         fputc('\n', f);
     }
-    return tune_output_close(prog, "--csv", path, f);
+    return tool_out_end(prog, "--csv", &o);
 }
 
 void tune_json_string(FILE *f, const char *s)
@@ -298,11 +255,9 @@ static void json_point(FILE *f, const spmv_tune_point *p)
 
 int tune_write_json(const char *prog, const char *path, const tune_report *t, double total_s)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "%s: --json: cannot write %s: %s\n", prog, path, strerror(errno));
-        return 1;
-    }
+    tool_outfile o;
+    if (tool_out_begin(prog, "--json", path, &o)) return 1;
+    FILE *f = o.f;
     const spmv_tune_result *r = t->r;
     fprintf(f, "{\n  \"tool\": \"spmv-tune\",\n  \"version\": \"%s\",\n  \"matrix\": {\"name\": ", spmv_version());
     tune_json_string(f, t->matrix);
@@ -354,7 +309,7 @@ int tune_write_json(const char *prog, const char *path, const tune_report *t, do
     if (t->db) tune_json_string(f, t->db);
     else fputs("null", f);
     fprintf(f, "},\n  \"search_s\": %.3f,\n  \"total_s\": %.3f\n}\n", r->elapsed, total_s);
-    return tune_output_close(prog, "--json", path, f);
+    return tool_out_end(prog, "--json", &o);
 }
 
 /* ------------------------------------------------------------------------------------------- plots */
@@ -372,20 +327,33 @@ static int on_path(const char *name)
     return 0;
 }
 
-static FILE *open_in(const char *prog, const char *dir, const char *name)
+/* DIR/NAME through a temporary file (tool_out_begin); NULL after a message */
+static FILE *open_in(const char *prog, const char *dir, const char *name, tool_outfile *o)
 {
     char p[4400];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    if (!f) fprintf(stderr, "%s: --plot: cannot write %s: %s\n", prog, p, strerror(errno));
-    return f;
+    return tool_out_begin(prog, "--plot", p, o) ? NULL : o->f;
 }
 
-static int close_in(const char *prog, const char *dir, const char *name, FILE *f)
+static int close_in(const char *prog, tool_outfile *o) { return tool_out_end(prog, "--plot", o); }
+
+/* A whole PNG file: the 8-byte signature at the start and the IEND chunk at the end (gnuplot exits 0 also when
+ * the disk was full and the file is empty or cut). NULL, or what is wrong. */
+static const char *png_whole(const char *path)
 {
-    char p[4400];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return tune_output_close(prog, "--plot", p, f);
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    FILE *f = fopen(path, "rb");
+    if (!f) return "missing";
+    unsigned char a[8], b[12];
+    const char *why = NULL;
+    if (fseek(f, 0, SEEK_END) || ftell(f) <= 0) why = "empty";
+    else if (ftell(f) < 20) why = "cut short (not a whole PNG)";
+    else if (fseek(f, 0, SEEK_SET) || fread(a, 1, 8, f) != 8 || memcmp(a, sig, 8)) why = "not a PNG";
+    else if (fseek(f, -12, SEEK_END) || fread(b, 1, 12, f) != 12 || memcmp(b, iend, 12))
+        why = "cut short (no IEND chunk at the end: was the disk full?)";
+    fclose(f);
+    return why;
 }
 
 static double model_at(const tune_report *t, int crs, int32_t n, double alpha, double *roof)
@@ -418,7 +386,8 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
         if (r->points[i].nthreads > T) T = r->points[i].nthreads;
 
     /* threads: measured points of the chosen configuration and CRS, and the model curves at every n */
-    FILE *f = open_in(prog, dir, "threads.dat");
+    tool_outfile o;
+    FILE *f = open_in(prog, dir, "threads.dat", &o);
     if (!f) return 1;
     fprintf(f, "# threads  sell_gflops  crs_gflops   (measured; NaN = not measured)\n");
     for (int32_t n = 1; n <= T; n++) {
@@ -432,20 +401,20 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
         if (isnan(s) && isnan(c)) continue;
         fprintf(f, "%d %.6g %.6g\n", n, s, c);
     }
-    if (close_in(prog, dir, "threads.dat", f)) return 1;
+    if (close_in(prog, &o)) return 1;
     const int model = t->tm && t->tm->have;
     if (model) {
-        if (!(f = open_in(prog, dir, "threads_model.dat"))) return 1;
+        if (!(f = open_in(prog, dir, "threads_model.dat", &o))) return 1;
         fprintf(f, "# threads  sell_ecm  crs_ecm  sell_roofline  crs_roofline   (Gflop/s, model)\n");
         for (int32_t n = 1; n <= T; n++) {
             double rs, rc;
             double es = model_at(t, 0, n, b->alpha, &rs), ec = model_at(t, 1, n, r->crs.alpha, &rc);
             fprintf(f, "%d %.6g %.6g %.6g %.6g\n", n, es, ec, rs, rc);
         }
-        if (close_in(prog, dir, "threads_model.dat", f)) return 1;
+        if (close_in(prog, &o)) return 1;
     }
     /* sigma: the chosen C, RCM off and on, at the largest thread count */
-    if (!(f = open_in(prog, dir, "sigma.dat"))) return 1;
+    if (!(f = open_in(prog, dir, "sigma.dat", &o))) return 1;
     fprintf(f, "# sigma  gflops_rcm_off  beta_rcm_off  gflops_rcm_on  beta_rcm_on   (C = %d, %d threads; NaN = not "
                "measured; beta also for pruned points: predicted)\n", b->C, T);
     int32_t sig[64], ns = 0;
@@ -475,10 +444,10 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
         fprintf(f, "%d %.6g %.6g %.6g %.6g\n", sig[k], g[0], be[0], g[1], be[1]);
         have[0] |= !isnan(g[0]), have[1] |= !isnan(be[0]), have[2] |= !isnan(g[1]), have[3] |= !isnan(be[1]);
     }
-    if (close_in(prog, dir, "sigma.dat", f)) return 1;
+    if (close_in(prog, &o)) return 1;
 
     /* the script */
-    if (!(f = open_in(prog, dir, "plots.gp"))) return 1;
+    if (!(f = open_in(prog, dir, "plots.gp", &o))) return 1;
     char title[400];
     snprintf(title, sizeof title, "%s on %s (%s kernels)", t->matrix, t->host.cpu, t->host.isa);
     for (char *p = title; *p; p++)
@@ -486,8 +455,11 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
     fprintf(f, "# gnuplot script written by spmv-tune: gnuplot plots.gp (in this folder)\n"
                "set terminal pngcairo size 1000,640 font 'DejaVu Sans,12' linewidth 1.5\n"
                "set datafile missing 'NaN'\nset grid\nset key outside right top vertical box\n"
-               "set border lw 1\n");
-    fprintf(f, "\nset output 'threads.png'\nset title \"%s\\nGflop/s against threads, with the ECM prediction%s%s\"\n",
+               "set border lw 1\n"
+               "# spmv-tune sets the output names (temporary files it checks before they replace the PNGs)\n"
+               "if (!exists('threads_png')) threads_png = 'threads.png'\n"
+               "if (!exists('sigma_png')) sigma_png = 'sigma.png'\n");
+    fprintf(f, "\nset output threads_png\nset title \"%s\\nGflop/s against threads, with the ECM prediction%s%s\"\n",
             title, t->tm && t->tm->estimated ? " (ESTIMATED machine)" : "",
             strstr(b->note, "in cache") ? "\\n(the data fit in the cache: the model is for data in memory)" : "");
     fprintf(f, "set xlabel 'threads (cores, compact)'\nset ylabel 'Gflop/s'\nset xrange [0.5:%g]\nset yrange [0:*]\n",
@@ -502,7 +474,7 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
                    "     'threads_model.dat' using 1:4 with steps dt 3 lw 1.5 lc rgb '#555555' title '%s roofline'",
                 bname, bname);
     fputs("\n", f);
-    fprintf(f, "\nset output 'sigma.png'\nset title \"%s\\nC = %d, %d threads: Gflop/s and beta against the sorting "
+    fprintf(f, "\nset output sigma_png\nset title \"%s\\nC = %d, %d threads: Gflop/s and beta against the sorting "
                "window sigma\"\n", title, b->C, T);
     fprintf(f, "set logscale x 2\nset format x '2^{%%L}'\nset xlabel 'sigma (rows)'\nunset xrange\nset xtics auto\n"
                "set autoscale x\nset ylabel 'Gflop/s'\nset yrange [0:*]\nset y2label 'beta = nnz / stored'\n"
@@ -524,27 +496,57 @@ int tune_write_plots(const char *prog, const char *dir, const tune_report *t)
     if (isfinite(crsg)) fprintf(f, "%s%.6g with lines lw 1.5 lc rgb '#c0392b' title 'CRS'", any++ ? ", \\\n     " : "", crsg);
     if (!any) fputs("NaN notitle", f);
     fputs("\n", f);
-    if (close_in(prog, dir, "plots.gp", f)) return 1;
+    if (close_in(prog, &o)) return 1;
 
     if (!on_path("gnuplot")) {
         fprintf(stderr, "%s: --plot: gnuplot is not on PATH: plots skipped (data and script are in %s; install "
                         "gnuplot-nox and run `gnuplot plots.gp` there)\n", prog, dir);
         return 0;
     }
+    /* gnuplot writes temporary files; each replaces its PNG only when gnuplot exited 0 and the file is whole */
+    static const char *const png[2] = {"threads", "sigma"};
+    char tmp[2][4400], fin[2][4400], expr[600];
+    for (int k = 0; k < 2; k++) {
+        snprintf(tmp[k], sizeof tmp[k], "%s/.%s.png.tmp-%ld", dir, png[k], (long)getpid());
+        snprintf(fin[k], sizeof fin[k], "%s/%s.png", dir, png[k]);
+        unlink(tmp[k]);
+    }
+    snprintf(expr, sizeof expr, "threads_png='.threads.png.tmp-%ld'; sigma_png='.sigma.png.tmp-%ld'", (long)getpid(),
+             (long)getpid());
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
         if (chdir(dir)) _exit(126);
-        execlp("gnuplot", "gnuplot", "plots.gp", (char *)NULL);
+        execlp("gnuplot", "gnuplot", "-e", expr, "plots.gp", (char *)NULL);
         _exit(127);
     }
-    int status = 0;
+    int status = 0, bad = 0, failed = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        fprintf(stderr, "%s: --plot: gnuplot failed (status %d); data and script are in %s\n", prog,
-                WIFEXITED(status) ? WEXITSTATUS(status) : -1, dir);
-        return 0;
+        fprintf(stderr, "%s: --plot: gnuplot failed (%s %d); the PNGs are not written (data and script are in %s)\n",
+                prog, pid < 0 ? "fork" : WIFEXITED(status) ? "exit status" : "signal",
+                pid < 0 ? errno : WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                dir);
+        bad = failed = 1;
     }
+    for (int k = 0; k < 2; k++) {
+        const char *why = failed ? "" : png_whole(tmp[k]);
+        if (!why) {
+            int fd = open(tmp[k], O_RDONLY);
+            int e = fd < 0 || fsync(fd) ? errno : 0;
+            if (fd >= 0) close(fd);
+            if (!e && rename(tmp[k], fin[k])) e = errno;
+            if (e) {
+                fprintf(stderr, "%s: --plot: cannot put %s in place: %s\n", prog, fin[k], strerror(e));
+                bad = 1;
+            }
+        } else if (why[0]) {
+            fprintf(stderr, "%s: --plot: gnuplot exited 0 but %s is %s: not written\n", prog, fin[k], why);
+            bad = 1;
+        }
+        unlink(tmp[k]);
+    }
+    if (bad) return 1;
     printf("plots        %s/threads.png (Gflop/s against threads with the ECM curve), %s/sigma.png (Gflop/s and beta "
            "against sigma)\n", dir, dir);
     return 0;

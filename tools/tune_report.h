@@ -33,15 +33,10 @@ void tune_print_recommendation(FILE *f, const tune_report *t);
 int tune_write_csv(const char *prog, const char *path, const tune_report *t);
 int tune_write_json(const char *prog, const char *path, const tune_report *t, double total_s);
 /* Writes DIR/threads.png and DIR/sigma.png (with their .dat files and plots.gp); without gnuplot on PATH only the
- * data and the script, with a message. Returns 0 unless the folder cannot be written. */
+ * data and the script, with a message (returns 0). gnuplot writes each PNG to a temporary file that replaces the
+ * PNG only when gnuplot exits 0 and the file is a whole PNG (signature to IEND). Returns 1 after a message when a
+ * file cannot be written or gnuplot fails. */
 int tune_write_plots(const char *prog, const char *dir, const tune_report *t);
-
-/* Before a long run: can PATH (a file; dir = 1: a folder, created if missing) be written? A file that exists must
- * be writable; a missing one needs an existing, writable folder (nothing is created). Returns 0, or 1 after
- * printing "PROG: OPT: cannot write PATH: reason". */
-int tune_output_check(const char *prog, const char *opt, const char *path, int dir);
-/* fflush, ferror and fclose f (always closed). Returns 0, or 1 after printing "PROG: OPT: write error on PATH: ...". */
-int tune_output_close(const char *prog, const char *opt, const char *path, FILE *f);
 
 /* JSON string literal of s (quotes included) into f */
 void tune_json_string(FILE *f, const char *s);

@@ -196,9 +196,9 @@ typedef struct bench_opts {
     const bench_isa *isa;   /* NULL: bench_isa_best() */
     int quick;              /* fewer sizes, shorter runs */
     double window;          /* seconds per timed window (0: 0.25 ms quick, 0.5 ms full) */
-    int windows;            /* timed windows per measurement, the best is kept (0: 20 quick, 40 full) */
-    int passes;             /* passes over all measurements, seconds apart; the best of each is kept (0: 3 quick,
-                               5 full): on a shared machine a disturbance can outlast a whole measurement */
+    int windows;            /* timed windows per measurement, the best is kept (0: 8 quick, 20 full) */
+    int passes;             /* passes over all measurements, seconds apart; the best of each is kept (0: 4 quick,
+                               16 full): on a shared machine a disturbance can outlast a whole measurement */
     int max_threads;        /* bandwidth curve 1..max_threads (0: the cores of the first NUMA domain) */
     int64_t mem_bytes;      /* working set of the memory level (0: from the last-level cache, see bench_run.c) */
     int latency_sweep;      /* also a size sweep for the latency (1 in full mode) */

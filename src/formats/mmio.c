@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include "internal.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -126,7 +127,7 @@ static int mm_eq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Decimal integer with optional sign. 0: ok, 1: not an integer, 2: does not fit in int64. */
+/* Decimal integer with optional sign. 0: ok, 1: not an integer, 2: beyond -INT64_MAX..INT64_MAX. */
 static int mm_parse_i64(const char *s, int64_t *v)
 {
     int neg = 0, over = 0;
@@ -135,13 +136,17 @@ static int mm_parse_i64(const char *s, int64_t *v)
     if (!*s) return 1;
     for (; *s; s++) {
         if (*s < '0' || *s > '9') return 1;
-        if (x > ((uint64_t)INT64_MAX - 9) / 10) over = 1;
-        else x = 10 * x + (uint64_t)(*s - '0');
+        const uint64_t d = (uint64_t)(*s - '0');
+        if (over || x > ((uint64_t)INT64_MAX - d) / 10) over = 1;
+        else x = 10 * x + d;
     }
     if (over) return 2;
     *v = neg ? -(int64_t)x : (int64_t)x;
     return 0;
 }
+
+/* The most entries a file may declare: their row, column and value arrays (16 bytes each) must be addressable. */
+#define MM_MAX_ENTRIES ((int64_t)(SIZE_MAX / 16 < (uint64_t)INT64_MAX ? SIZE_MAX / 16 : INT64_MAX))
 
 /* A value token of the given field: strtod style for real (nan/inf in any case, hex), sign+digits for integer. */
 static int mm_parse_value(const char *s, mm_field field, double *v)
@@ -287,9 +292,12 @@ static spmv_status mm_size_line(mm_scan *s, char **tok, int ntok, const char *pa
     for (int t = 0; t < ntok && t < need; t++) {
         int rc = mm_parse_i64(tok[t], &v[t]);
         if (rc == 1) return mm_err(SPMV_ERR_PARSE, path, line, "size line token '%.40s' is not an integer", tok[t]);
-        if (rc == 2)
-            return mm_err(SPMV_ERR_OVERFLOW, path, line, "size line value %.40s (%s) does not fit in 64 bits",
-                          tok[t], what[t]);
+        if (rc == 2 && t < 2)
+            return mm_err(SPMV_ERR_OVERFLOW, path, line, "%s = %.40s exceeds the 32-bit index limit %d", what[t],
+                          tok[t], INT32_MAX);
+        if (t == 2 && (rc == 2 || v[t] > MM_MAX_ENTRIES))
+            return mm_err(SPMV_ERR_OVERFLOW, path, line, "%s = %.40s exceeds the supported maximum of %lld entries",
+                          what[t], tok[t], (long long)MM_MAX_ENTRIES);
         if (v[t] < 0) return mm_err(SPMV_ERR_PARSE, path, line, "size line value %lld (%s) is negative",
                                     (long long)v[t], what[t]);
     }
@@ -614,7 +622,11 @@ spmv_status spmv_crs_read_mm(const char *path, spmv_crs **A)
 
     st = spmv_crs_from_coo(s.rows, s.cols, q, ri, ci, vv, 0, &B);
     if (st == SPMV_ERR_NOMEM) {
-        st = mm_err(SPMV_ERR_NOMEM, path, 0, "out of memory building the CRS matrix (%lld entries)", (long long)q);
+        const double gb_rows = 8e-9 * ((double)s.rows + 1), gb = gb_rows + 12e-9 * (double)q;
+        st = mm_err(SPMV_ERR_NOMEM, path, 0,
+                    "out of memory building the %d x %d CRS matrix with %lld entr%s: it needs about %.3g GB (%.3g GB of "
+                    "row offsets for %d rows, %.3g GB of indices and values)", s.rows, s.cols, (long long)q,
+                    q == 1 ? "y" : "ies", gb, gb_rows, s.rows, gb - gb_rows);
     } else if (st != SPMV_OK) {
         char msg[256];
         snprintf(msg, sizeof msg, "%s", spmv_last_error());
@@ -652,8 +664,12 @@ spmv_status spmv_crs_write_mm(const spmv_crs *A, const char *path)
         return spmv__error(SPMV_ERR_ARG, "spmv_crs_write_mm: A is not a valid CRS matrix (%d x %d, nnz %lld)",
                            A->rows, A->cols, (long long)A->nnz);
 
-    FILE *f = fopen(path, "w");
-    if (!f) return mm_err(SPMV_ERR_IO, path, 0, "cannot open for writing (%s)", strerror(errno));
+    /* through a temporary file renamed over path on success: a failed write never leaves a partial file nor
+     * removes what was there (a device such as /dev/stdout is written in place, never removed) */
+    spmv__outfile o;
+    char msg[600];
+    if (spmv__out_open(&o, path, msg, sizeof msg)) return spmv__error(SPMV_ERR_IO, "%s", msg);
+    FILE *f = o.f;
     int ok = fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d %d %lld\n", A->rows, A->cols,
                      (long long)A->nnz) > 0;
     /* 1-based; %.17g: 17 significant digits identify every double */
@@ -663,15 +679,6 @@ spmv_status spmv_crs_write_mm(const spmv_crs *A, const char *path)
                 ok = 0;
                 break;
             }
-    ok = ok && !ferror(f);
-    int err = ok ? 0 : errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok || err) {
-        remove(path); /* no partial file */
-        return mm_err(SPMV_ERR_IO, path, 0, "write failed (%s)", strerror(err ? err : EIO));
-    }
+    if (spmv__out_commit(&o, msg, sizeof msg)) return spmv__error(SPMV_ERR_IO, "%s", msg);
     return SPMV_OK;
 }

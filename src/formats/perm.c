@@ -1,6 +1,7 @@
 /* Symmetric permutation of a square CRS matrix: B = P A P^T, B[i][j] = A[perm[i]][perm[j]] (perm[new] = old). */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Sort the paired arrays (c, v) of length n by c (distinct keys): insertion sort for short rows, heapsort for
@@ -113,5 +114,10 @@ spmv_status spmv_crs_permute(const spmv_crs *A, const int32_t *perm, spmv_crs **
         return st;
     }
     *Bout = B;
+    const char *v = getenv("SPMV_VERBOSE");
+    if (v && *v && *v != '0')
+        fprintf(stderr, "spmv: spmv_crs_permute: the new %d x %d matrix B = P A P^T works on vectors in the PERMUTED "
+                        "order: x'[i] = x[perm[i]], y[perm[i]] = y'[i]; B times an original-order x is a wrong "
+                        "result, not an error\n", B->rows, B->cols);
     return SPMV_OK;
 }

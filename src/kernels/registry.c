@@ -309,7 +309,18 @@ const spmv_kernel *spmv__sell_kernel(const spmv_sell *S)
 {
     char what[96];
     snprintf(what, sizeof what, "SELL-%d-%d", S->C, S->sigma);
-    return pick(S, what);
+    const spmv_kernel *k = pick(S, what);
+    if (verbose()) { /* the vector order: a multiply in the wrong one gives a wrong result, not an error */
+        if (S->permuted)
+            fprintf(stderr, "spmv: %s: x and y in the PERMUTED order%s: x' = spmv_sell_permute_vec(x), y = "
+                            "spmv_sell_unpermute_vec(y'); an original-order %s gives a wrong result, not an error\n",
+                    what, S->rows == S->cols ? " (rows and columns)" : " (rows only: x stays in the original order)",
+                    S->rows == S->cols ? "x" : "y");
+        else
+            fprintf(stderr, "spmv: %s: x and y in the original order (the row permutation of the σ sort and RCM is "
+                            "applied inside the multiply)\n", what);
+    }
+    return k;
 }
 
 const spmv_kernel *spmv__sell_long_kernel(const spmv_sell *S)

@@ -3,6 +3,7 @@
  * files where one exists (model name, clock, sockets, cores per socket, cores per NUMA domain, cacheline size,
  * cores per group, upstream throughput, transfers overlap). */
 #include "internal.h"
+#include "outfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -627,14 +628,12 @@ static const char *size_text(char *b, int64_t bytes)
     return b;
 }
 
-static void put_list(out *o, const char *key, const double *a, int32_t n, int32_t total)
+/* every point of the curves (zeros included: "[0]" reads back as one point, so write -> read -> write is exact) */
+static void put_list(out *o, const char *key, const double *a, int32_t n)
 {
     char b[32];
-    int any = 0;
-    for (int32_t i = 0; i < n; i++) any |= a[i] != 0.0;
     put(o, "%s: [", key);
-    if (any)
-        for (int32_t i = 0; i < total; i++) put(o, "%s%s", i ? ", " : "", num(b, a[i]));
+    for (int32_t i = 0; i < n; i++) put(o, "%s%s", i ? ", " : "", num(b, a[i]));
     put(o, "] GB/s\n");
 }
 
@@ -670,9 +669,9 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
     put(o, "saturated bandwidth copy: %s GB/s\n", num(b, m->bw_copy));
     put(o, "saturated bandwidth triad: %s GB/s\n", num(b, m->bw_triad));
     put(o, "# against cores 1, 2, ... of one NUMA domain (compact pinning); [] = not measured\n");
-    put_list(o, "memory bandwidth load", m->bw_load_n, m->bw_points, m->bw_points);
-    put_list(o, "memory bandwidth copy", m->bw_copy_n, m->bw_points, m->bw_points);
-    put_list(o, "memory bandwidth triad", m->bw_triad_n, m->bw_points, m->bw_points);
+    put_list(o, "memory bandwidth load", m->bw_load_n, m->bw_points);
+    put_list(o, "memory bandwidth copy", m->bw_copy_n, m->bw_points);
+    put_list(o, "memory bandwidth triad", m->bw_triad_n, m->bw_points);
     put(o, "\n# memory hierarchy from the core; upstream = towards the core; the last level is MEM\n");
     for (int32_t i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
@@ -702,12 +701,14 @@ spmv_status spmv_machine_write(const spmv_machine *m, const char *path)
     char *text = spmv__malloc((size_t)n + 1);
     if (!text) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory", path);
     spmv_machine_format(m, text, (size_t)n + 1);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        st = spmv__error(SPMV_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+    /* through a temporary file renamed over path on success (src/util/outfile.c) */
+    spmv__outfile o;
+    char msg[600];
+    if (spmv__out_open(&o, path, msg, sizeof msg)) {
+        st = spmv__error(SPMV_ERR_IO, "%s", msg);
     } else {
-        if (fwrite(text, 1, (size_t)n, f) != (size_t)n) st = spmv__error(SPMV_ERR_IO, "%s: write error", path);
-        if (fclose(f) && !st) st = spmv__error(SPMV_ERR_IO, "%s: write error on close", path);
+        fwrite(text, 1, (size_t)n, o.f);
+        if (spmv__out_commit(&o, msg, sizeof msg)) st = spmv__error(SPMV_ERR_IO, "%s", msg);
     }
     spmv__free(text);
     return st;

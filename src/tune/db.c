@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "tune.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -76,10 +77,13 @@ typedef struct parser {
     int seen[K_COUNT];
 } parser;
 
+/* "PATH:LINE: message"; a and b (text from the file) with non-printable bytes escaped (spmv__escape) */
 static spmv_status perr(parser *p, const char *fmt, const char *a, const char *b)
 {
-    char msg[300];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    char msg[400], ea[160], eb[160];
+    spmv__escape(ea, sizeof ea, a, 120);
+    spmv__escape(eb, sizeof eb, b, 120);
+    snprintf(msg, sizeof msg, fmt, ea, eb);
     return spmv__error(SPMV_ERR_PARSE, "%s:%d: %s", p->path, p->line, msg);
 }
 
@@ -216,9 +220,9 @@ static spmv_status parse_line(parser *p, char *line)
             char range[64];
             if (k == K_THREADS) snprintf(range, sizeof range, "an integer in [1, %d]", SPMV_TUNE_DB_MAX_THREADS);
             else snprintf(range, sizeof range, "%s", lo ? "an integer >= 1" : "an integer >= 0");
-            char msg[200];
-            snprintf(msg, sizeof msg, "'%s': '%.100s' is not %s", key_name[k], v, range);
-            return perr(p, "%s%s", msg, "");
+            char fmt[200];
+            snprintf(fmt, sizeof fmt, "'%s': '%%s' is not %s%%s", key_name[k], range);
+            return perr(p, fmt, v, "");
         }
         switch (k) {
         case K_CORES: r->host.cores = (int32_t)i; break;
@@ -252,17 +256,31 @@ spmv_status spmv_tune_db_read(const char *path, spmv_tune_record **recs, int32_t
     parser p;
     memset(&p, 0, sizeof p);
     p.path = path;
+    /* line by line; a NUL byte (not a text file) and an overlong line are errors of their own */
     char line[4096];
     spmv_status st = SPMV_OK;
-    while (fgets(line, sizeof line, f)) {
-        p.line++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            st = perr(&p, "line longer than %s characters%s", "4094", "");
-            break;
+    for (int c = 0; c != EOF && !st;) {
+        size_t len = 0;
+        int nul = 0, longer = 0;
+        while ((c = getc(f)) != EOF && c != '\n') { /* stops at the first fault: a device may never end */
+            if (c == '\0') nul = 1;
+            if (len < sizeof line - 2) line[len++] = (char)c;
+            else longer = 1;
+            if (nul || longer) break;
         }
-        if ((st = parse_line(&p, line))) break;
+        if (c == EOF && len == 0 && !nul && !longer) break;
+        line[len] = '\0';
+        p.line++;
+        if (nul) {
+            st = spmv__error(SPMV_ERR_PARSE, "%s:%d: NUL byte at line %d: not a text file", path, p.line, p.line);
+        } else if (longer) {
+            st = spmv__error(SPMV_ERR_PARSE, "%s:%d: line longer than %zu characters", path, p.line,
+                             sizeof line - 2);
+        } else {
+            st = parse_line(&p, line);
+        }
     }
-    if (!st && ferror(f)) st = spmv__error(SPMV_ERR_IO, "%s: read error", path);
+    if (!st && ferror(f)) st = spmv__error(SPMV_ERR_IO, "%s: read error: %s", path, strerror(errno));
     fclose(f);
     if (!st) st = close_record(&p);
     if (st) {
@@ -395,33 +413,25 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
         spmv_tune_db_free(recs);
         return st;
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    /* through a temporary file renamed over path on success (src/util/outfile.c) */
+    spmv__outfile o;
+    char msg[600];
+    if (spmv__out_open(&o, path, msg, sizeof msg)) {
         spmv_tune_db_free(recs);
-        return spmv__error(SPMV_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+        return spmv__error(SPMV_ERR_IO, "%s", msg);
     }
+    FILE *f = o.f;
     fprintf(f, "# spmv tuning database, format 1: the SELL-C-sigma choice per machine and matrix, written by spmv-tune\n"
                "# (spmv_tune_db_store). spmv_sell_from_crs with C = 0 or sigma = 0 uses the record matching the\n"
                "# machine (cpu, isa, cores) and the matrix (rows, cols, nnz, nzr min/mean/max). Format: include/spmv.h,\n"
                "# section \"Tuning\". 'choice: NAME' opens a record; '#' starts a comment.\n");
-    int bad = 0;
-    for (int32_t i = 0; i < n && !bad; i++) {
+    for (int32_t i = 0; i < n; i++) {
         if (same_host(&recs[i].host, &r->host) && same_fp(&recs[i].fp, &r->fp) && recs[i].permuted == r->permuted)
             continue; /* replaced */
-        bad = write_record(f, &recs[i]);
+        write_record(f, &recs[i]);
     }
-    if (!bad) bad = write_record(f, r);
+    write_record(f, r);
     spmv_tune_db_free(recs);
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return spmv__error(SPMV_ERR_IO, "%s: write error on %s", path, tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return spmv__error(SPMV_ERR_IO, "%s: cannot replace the file: %s", path, strerror(e));
-    }
+    if (spmv__out_commit(&o, msg, sizeof msg)) return spmv__error(SPMV_ERR_IO, "%s", msg);
     return SPMV_OK;
 }

@@ -188,16 +188,53 @@ static double median(double *t, int32_t n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* median seconds per multiply over the runs (one warm-up multiply first) */
-static double timing(tctx *c, const spmv_crs *A, const spmv_sell *S, double t_first)
+/* slowest / fastest of n times (1 for one run) */
+static double spread_of(const double *t, int32_t n)
 {
-    (void)t_first;
+    double lo = t[0], hi = t[0];
+    for (int32_t k = 1; k < n; k++) {
+        if (t[k] < lo) lo = t[k];
+        if (t[k] > hi) hi = t[k];
+    }
+    return lo > 0 ? hi / lo : 1;
+}
+
+/* median seconds per multiply over the runs (one warm-up multiply first); runs that differ by more than
+ * SPMV_TUNE_NOISY are timed once more and the steadier set counts; *spread: its slowest / fastest */
+static double timing(tctx *c, const spmv_crs *A, const spmv_sell *S, double *spread)
+{
     const double *x = S && S->permuted && c->square ? c->xp : c->x;
     int32_t runs = c->o->runs < 64 ? c->o->runs : 64;
-    double ts[64];
+    double ts[64], again[64] = {0};
     mv(A, S, x, c->y);
     for (int32_t k = 0; k < runs; k++) ts[k] = run_for(A, S, x, c->y, c->o->run_time);
+    *spread = spread_of(ts, runs);
+    if (*spread > SPMV_TUNE_NOISY) {
+        for (int32_t k = 0; k < runs; k++) again[k] = run_for(A, S, x, c->y, c->o->run_time);
+        const double s2 = spread_of(again, runs);
+        if (s2 < *spread) {
+            memcpy(ts, again, (size_t)runs * sizeof *ts);
+            *spread = s2;
+        }
+    }
     return median(ts, runs);
+}
+
+/* "noisy: ..." in front of the note of a point whose runs still differ by more than SPMV_TUNE_NOISY */
+static void mark_noisy(spmv_tune_point *p)
+{
+    if (!(p->spread > SPMV_TUNE_NOISY) || !strncmp(p->note, "noisy", 5)) return;
+    char old[sizeof p->note];
+    snprintf(old, sizeof old, "%s", p->note);
+    snprintf(p->note, sizeof p->note, "noisy: runs differ %.1fx also when repeated%s%.80s", p->spread,
+             old[0] ? "; " : "", old);
+}
+
+/* why a point is skipped: "time budget: needs about X s, Y s left" (or "no time left": never a negative time) */
+static void budget_note(char *note, size_t size, double cost, double left)
+{
+    if (left > 0.05) snprintf(note, size, "time budget: needs about %.1f s, %.1f s left", cost, left);
+    else snprintf(note, size, "time budget: needs about %.1f s, no time left", cost);
 }
 
 /* estimated seconds of timing a point */
@@ -247,7 +284,8 @@ static void finish_measure(tctx *c, const spmv_crs *A, const spmv_sell *S, spmv_
         snprintf(p->note, sizeof p->note, "result check failed: max |y - y_ref| / (|A||x|) = %.3g > 1e-12", p->err);
         return;
     }
-    p->t_spmv = timing(c, A, S, tf);
+    (void)tf;
+    p->t_spmv = timing(c, A, S, &p->spread);
     p->gflops = p->t_spmv > 0 ? 2.0 * (double)c->A->nnz / p->t_spmv * 1e-9 : 0;
     /* declared traffic at alpha_min, replaced by the model's when there is one */
     spmv_traffic tr;
@@ -260,6 +298,7 @@ static void finish_measure(tctx *c, const spmv_crs *A, const spmv_sell *S, spmv_
     snprintf(p->kernel, sizeof p->kernel, "%s", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A));
     p->state = SPMV_TUNE_MEASURED;
     model_point(c, A, S, p, alpha);
+    mark_noisy(p);
 }
 
 /* ---------------------------------------------------------------------------------------------- points */
@@ -278,7 +317,7 @@ static spmv_status crs_point(tctx *c, int32_t n, int32_t stage, int force, int32
     double cost = cost_timing(c);
     if (!force && elapsed(c) + cost > c->o->budget) {
         p.state = SPMV_TUNE_SKIPPED;
-        snprintf(p.note, sizeof p.note, "time budget: needs about %.1f s, %.1f s left", cost,
+        budget_note(p.note, sizeof p.note, cost,
                  c->o->budget - elapsed(c));
     } else {
         spmv_crs v;
@@ -400,7 +439,7 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
         double cost = conv + cost_timing(c);
         if (elapsed(c) + cost > c->o->budget - c->reserve) {
             p.state = SPMV_TUNE_SKIPPED;
-            snprintf(p.note, sizeof p.note, "time budget: needs about %.1f s, %.1f s left", cost,
+            budget_note(p.note, sizeof p.note, cost,
                      c->o->budget - c->reserve - elapsed(c));
             done = 1;
         }
@@ -479,7 +518,7 @@ static spmv_status sell_threads_point(tctx *c, int32_t n, int32_t *idx_out)
     double cost = cost_timing(c);
     if (n != c->T && elapsed(c) + cost > c->o->budget) {
         p.state = SPMV_TUNE_SKIPPED;
-        snprintf(p.note, sizeof p.note, "time budget: needs about %.1f s, %.1f s left", cost,
+        budget_note(p.note, sizeof p.note, cost,
                  c->o->budget - elapsed(c));
     } else {
         spmv_status st = spmv_sell_set_threads(c->bestS, n);
@@ -491,52 +530,81 @@ static spmv_status sell_threads_point(tctx *c, int32_t n, int32_t *idx_out)
     return add_point(c, &p, idx_out);
 }
 
-/* The choice b (its matrix is c->bestS, partitioned for b->nthreads) and the fastest CRS point *cr (at its own
- * thread count, which may differ from b's), timed alternately run by run; both become stage-6 points and replace *b
- * and *cr (conversion time and limits kept). */
+/* The choice b (its matrix is c->bestS, partitioned for b->nthreads) and CRS at the same thread count, timed
+ * alternately run by run, so that both are measured under the same conditions (a disturbance hits both alike);
+ * both become stage-6 points and replace *b and *cr (conversion time and limits kept). Runs that differ by more
+ * than SPMV_TUNE_NOISY are repeated once (the steadier pair of sets counts); still noisy: both notes say so. */
 static spmv_status final_pair(tctx *c, spmv_tune_point *b, spmv_tune_point *cr)
 {
-    const int32_t n = cr->state == SPMV_TUNE_MEASURED && cr->nthreads > 0 ? cr->nthreads : b->nthreads;
+    const int32_t n = b->nthreads;
     spmv_crs v;
     int32_t *part = NULL;
     spmv_status st = crs_view(c->A, n, &v, &part);
     if (st) return st;
-    spmv_tune_point ps = *b, pc = *cr;
-    ps.stage = pc.stage = 6;
-    if (cr->state != SPMV_TUNE_MEASURED) { /* CRS not measured yet: check it first */
+    spmv_tune_point ps = *b, pc;
+    /* the sweep's CRS point at this thread count gives the model's numbers; else CRS is checked now */
+    int32_t found = -1;
+    for (int32_t i = 0; i < c->r->npoints; i++) {
+        const spmv_tune_point *q = &c->r->points[i];
+        if (q->is_crs && q->state == SPMV_TUNE_MEASURED && q->nthreads == n) found = i;
+    }
+    if (found >= 0) {
+        pc = c->r->points[found];
+        pc.note[0] = '\0';
+    } else {
         memset(&pc, 0, sizeof pc);
-        pc.stage = 6, pc.is_crs = 1, pc.nthreads = n, pc.stored = c->A->nnz, pc.beta = 1;
+        pc.is_crs = 1, pc.nthreads = n, pc.stored = c->A->nnz, pc.beta = 1;
         double tf;
         pc.err = check(c, &v, NULL, &tf);
-        if (!(pc.err <= 1e-12)) {
+        if (!(pc.err <= 1e-12)) { /* cannot happen for CRS */
             spmv__free(part);
-            return SPMV_OK; /* cannot happen for CRS; keep the sweep's numbers */
+            pc.state = SPMV_TUNE_FAILED;
+            snprintf(pc.note, sizeof pc.note, "result check failed: max |y - y_ref| / (|A||x|) = %.3g", pc.err);
+            *cr = pc;
+            return SPMV_OK;
         }
         pc.t_spmv = tf;
         snprintf(pc.kernel, sizeof pc.kernel, "%s", spmv_crs_kernel_name(&v));
         pc.state = SPMV_TUNE_MEASURED;
         model_point(c, &v, NULL, &pc, -1);
+        if (!strncmp(pc.note, "model:", 6)) pc.note[0] = '\0';
     }
+    ps.stage = pc.stage = 6;
+    if (!strncmp(ps.note, "noisy", 5)) ps.note[0] = '\0';
     double tf;
     ps.err = check(c, NULL, c->bestS, &tf); /* also leaves x in the order of S */
     const double *xs = c->bestS->permuted && c->square ? c->xp : c->x;
     const double target = c->o->run_time;
     int32_t runs = c->o->runs < 64 ? c->o->runs : 64;
-    double ts[64], tc[64];
+    double ts[64], tc[64], ts2[64], tc2[64];
     mv(NULL, c->bestS, xs, c->y); /* warm-up */
     mv(&v, NULL, c->x, c->y);
     for (int32_t k = 0; k < runs; k++) {
         ts[k] = run_for(NULL, c->bestS, xs, c->y, target);
         tc[k] = run_for(&v, NULL, c->x, c->y, target);
     }
+    double ss = spread_of(ts, runs), sc = spread_of(tc, runs);
+    if (ss > SPMV_TUNE_NOISY || sc > SPMV_TUNE_NOISY) { /* once more; the steadier pair counts */
+        for (int32_t k = 0; k < runs; k++) {
+            ts2[k] = run_for(NULL, c->bestS, xs, c->y, target);
+            tc2[k] = run_for(&v, NULL, c->x, c->y, target);
+        }
+        const double ss2 = spread_of(ts2, runs), sc2 = spread_of(tc2, runs);
+        if ((ss2 > sc2 ? ss2 : sc2) < (ss > sc ? ss : sc)) {
+            memcpy(ts, ts2, (size_t)runs * sizeof *ts);
+            memcpy(tc, tc2, (size_t)runs * sizeof *tc);
+            ss = ss2, sc = sc2;
+        }
+    }
     spmv__free(part);
     double ms = median(ts, runs), mc = median(tc, runs);
     spmv_tune_point *pp[2] = {&ps, &pc};
-    double tt[2] = {ms, mc};
+    double tt[2] = {ms, mc}, sp[2] = {ss, sc};
     for (int k = 0; k < 2; k++) {
         spmv_tune_point *p = pp[k];
         if (p->t_spmv > 0) p->gbs *= p->t_spmv / tt[k];
         p->t_spmv = tt[k];
+        p->spread = sp[k];
         p->gflops = 2.0 * (double)c->A->nnz / tt[k] * 1e-9;
         p->pct = p->roofline > 0 ? 100.0 * p->gflops / p->roofline : 0;
         p->ecm_err = p->ecm > 0 ? 100.0 * (p->ecm - p->gflops) / p->gflops : 0;
@@ -544,6 +612,7 @@ static spmv_status final_pair(tctx *c, spmv_tune_point *b, spmv_tune_point *cr)
         snprintf(old, sizeof old, "%s", p->note);
         snprintf(p->note, sizeof p->note, "timed alternately with %s%s%.90s", k ? "the choice" : "CRS",
                  old[0] ? "; " : "", old);
+        mark_noisy(p);
     }
     int32_t idx;
     c->done++;
@@ -775,7 +844,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
 
     /* 4: threads, for the best SELL and for CRS */
     c.reserve = 0;
-    int32_t best_thr = c.bestidx, crs_best = crsT;
+    int32_t best_thr = c.bestidx;
     {
         const int32_t b0 = c.bestidx;
         for (int32_t k = 0; k < nthr; k++) {
@@ -793,21 +862,13 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
                 best_thr = i;
             }
         }
-        /* the fastest CRS point over every measured thread count: the speed-up and the break-even compare against
-         * it, not against CRS at the choice's thread count only */
-        double cg = -1;
-        for (int32_t i = 0; i < r->npoints; i++) {
-            const spmv_tune_point *q = &r->points[i];
-            if (q->is_crs && q->state == SPMV_TUNE_MEASURED && q->gflops > cg) {
-                cg = q->gflops;
-                crs_best = i;
-            }
-        }
     }
     r->best = r->points[best_thr];
     r->best.t_convert = r->points[c.bestidx].t_convert; /* built once, at T threads */
-    r->crs = r->points[crs_best];
-    /* 6: the final comparison: the choice and CRS timed alternately, so that drift hits both alike */
+    r->crs = r->points[crsT];
+    /* 6: the final comparison: the choice and CRS at the same thread count timed alternately, so that drift hits
+     * both alike (a CRS point from the sweep at another thread count, or one disturbed there, never sets the
+     * speed-up) */
     if ((st = spmv_sell_set_threads(c.bestS, r->best.nthreads))) goto out;
     if ((st = final_pair(&c, &r->best, &r->crs))) goto out;
     r->opts = spmv_sell_opts_default();
@@ -825,8 +886,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     if ((st = spmv_sell_set_threads(c.bestS, r->opts.nthreads))) goto out;
     r->elapsed = elapsed(&c);
 
-    /* recorded only when the choice beats the fastest CRS point in the final comparison: a SELL record makes C = 0
-     * and spmv-bench --auto use it, so a slower one must not be recorded */
+    /* recorded only when the choice beats CRS at its thread count in the final comparison: a SELL record makes
+     * C = 0 and spmv-bench --auto use it, so a slower one must not be recorded */
     const int sell_wins =
         r->crs.state != SPMV_TUNE_MEASURED || (r->best.t_spmv > 0 && r->best.t_spmv < r->crs.t_spmv);
     if (o->record && sell_wins) {

@@ -1,8 +1,10 @@
 /* Status texts and the thread-local last-error message. */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -40,6 +42,48 @@ spmv_status spmv__error(spmv_status status, const char *fmt, ...)
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
     return status;
+}
+
+/* length of a valid UTF-8 sequence at s (2..4 bytes, n available), 0 if none */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t k = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    if (!k || k > n) return 0;
+    for (size_t i = 1; i < k; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+        (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0; /* overlong, surrogate, beyond U+10FFFF */
+    return k;
+}
+
+const char *spmv__escape(char *dst, size_t size, const char *src, size_t max)
+{
+    if (!dst || !size) return dst;
+    dst[0] = '\0';
+    if (!src) return dst;
+    const unsigned char *s = (const unsigned char *)src;
+    size_t n = strnlen(src, max), o = 0, i = 0;
+    int cut = src[n] != '\0'; /* longer than max */
+    while (i < n) {
+        char t[8];
+        size_t k = 1;
+        if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\') t[0] = (char)s[i], t[1] = '\0';
+        else if (s[i] == '\\') snprintf(t, sizeof t, "\\\\");
+        else if (s[i] >= 0x80 && (k = utf8_len(s + i, n - i)) > 0) memcpy(t, s + i, k), t[k] = '\0';
+        else k = 1, snprintf(t, sizeof t, "\\x%02x", s[i]);
+        size_t tl = strlen(t);
+        if (o + tl + 3 >= size) { /* room for "..." and the NUL */
+            cut = 1;
+            break;
+        }
+        memcpy(dst + o, t, tl);
+        o += tl;
+        i += k;
+    }
+    if (cut && o + 3 < size) memcpy(dst + o, "...", 3), o += 3;
+    dst[o] = '\0';
+    return dst;
 }
 
 int spmv__max_threads(void)

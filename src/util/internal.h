@@ -26,6 +26,11 @@ long spmv__alloc_fail_after(long n);
 spmv_status spmv__error(spmv_status status, const char *fmt, ...) SPMV_PRINTF(2, 3);
 void spmv__clear_error(void);
 
+/* Text from an input file made safe for a message: bytes that are not printable (control characters, DEL, bytes
+ * that are not valid UTF-8) become \xHH, a backslash "\\"; at most max bytes of src are taken ("..." added when
+ * cut). Always NUL-terminated; returns dst. */
+const char *spmv__escape(char *dst, size_t size, const char *src, size_t max);
+
 /* Threads: omp_get_max_threads() or 1 without OpenMP. */
 int spmv__max_threads(void);
 
