@@ -25,6 +25,7 @@ static void usage(FILE *f)
             "  -t THREADS      OpenMP threads (default: OMP_NUM_THREADS or all cores); a list such as 1,2,4,8\n"
             "                  times each count on the same matrix (built once, first touch by the largest)\n"
             "  --permuted      x and y in SELL's permuted order (no scatter through the permutation)\n"
+            "  --rcm           SELL with reverse Cuthill-McKee first (square matrices); RCM's own time is printed\n"
             TOOL_SELL_USAGE
             "  --time S        target seconds per timed run (default 0.2; 5 runs, median reported)\n"
             "  --runs N        timed runs (default 5)\n"
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
     int nt = 0;
     double target = 0.2, max_stored = 2;
     long long_rows = -1;
-    int permuted = 0, model = 0, autoopt = 0, pmu = 0;
+    int permuted = 0, model = 0, autoopt = 0, pmu = 0, rcm = 0;
     const char *machine_path = NULL;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
@@ -181,6 +182,8 @@ int main(int argc, char **argv)
             model = 1;
         } else if (!strcmp(a, "--pmu")) {
             pmu = 1;
+        } else if (!strcmp(a, "--rcm")) {
+            rcm = 1;
         } else if (!strcmp(a, "--permuted")) {
             permuted = 1;
         } else {
@@ -224,6 +227,7 @@ int main(int argc, char **argv)
         o.nthreads = (int)threads;
         o.long_rows = (int32_t)long_rows;
         o.max_stored_factor = max_stored;
+        o.rcm = rcm;
         if (autoopt && bench_auto_opts(prog, A, &o)) goto done;
         if (autoopt && o.nthreads != (int)threads) { /* a recorded thread count */
             if (t_given) {
@@ -238,6 +242,7 @@ int main(int argc, char **argv)
                 spmv_crs_set_threads(A, (int)threads);
             }
         }
+        rcm = o.rcm && A->rows == A->cols;
         double t0 = tool_now();
         st = spmv_sell_from_crs(A, &o, &S);
         tconv = tool_now() - t0;
@@ -295,7 +300,7 @@ int main(int argc, char **argv)
     if (S && S->nlong > 0)
         printf("format   CRS part: %d rows of more than %d entries, %lld nonzeros (%s)\n", S->nlong, S->long_min,
                (long long)S->longptr[S->nlong], spmv_crs_kernel_name(A));
-    else
+    else if (!S)
         printf("format   CRS\n");
     printf("kernel   %s\n", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A));
     printf("check    max |y - y_ref| / (|A||x|) = %.2g (limit 1e-12): ok\n", err);
@@ -319,6 +324,31 @@ int main(int argc, char **argv)
             int pr = tool_pmu_report(prog, "pmu      ", A, S, x, y, tmed, target);
             if (pr == 1) goto done;
             pmu = pr != 2;
+        }
+    }
+    if (S) {
+        /* preparation in multiplies: the conversion (and RCM inside it) against one CRS multiply at the threads the
+         * conversion ran with (issue 17: "printed as seconds and as a number of SpMVs") */
+        const int tc = (int)threads;
+#ifdef _OPENMP
+        omp_set_num_threads(tc);
+#endif
+        spmv_crs_set_threads(A, tc);
+        double cmin, cmax, tcrs = tool_time(A, NULL, x, y, target, (int)runs, &cmin, &cmax);
+        printf("prepare  conversion %.3f s = %.1f CRS multiplies (CRS %.4g ms per SpMV at %d thread%s)\n", tconv,
+               tcrs > 0 ? tconv / tcrs : 0, tcrs * 1e3, tc, tc == 1 ? "" : "s");
+        if (rcm) {
+            int32_t *p = malloc((size_t)A->rows * sizeof *p), *ip = malloc((size_t)A->rows * sizeof *ip);
+            double t0 = tool_now();
+            st = p && ip ? spmv_rcm(A, p, ip) : SPMV_ERR_NOMEM;
+            double trcm = tool_now() - t0;
+            free(p), free(ip);
+            if (st) {
+                tool_error(prog, st);
+                goto done;
+            }
+            printf("prepare  RCM %.3f s = %.1f CRS multiplies (part of the conversion above)\n", trcm,
+                   tcrs > 0 ? trcm / tcrs : 0);
         }
     }
     rc = 0;
