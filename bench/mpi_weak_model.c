@@ -13,6 +13,7 @@
  *
  *   spmv-mpi-model [--local N] [--machine FILE] [--bandwidth GB/s] [--latency us] [--nodes 8,16,...] */
 #include "spmv_mpi.h"
+#include "spmv_model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The shared library exports exactly the functions the public header declares (SPMV_API), nothing else.
-# usage: check_exports.sh LIBSPMV.so include/spmv.h [EXPORT_MACRO]   (the macro defaults to SPMV_API)
+# usage: check_exports.sh LIBSPMV.so HEADER[:HEADER...] [EXPORT_MACRO]   (the macro defaults to SPMV_API)
 set -euo pipefail
 lib=$1 header=$2 macro=${3:-SPMV_API}
-declared=$(tr '\n' ' ' < "$header" | grep -oE "$macro "'[^;{]*\(' | grep -oE 'spmv_[a-z0-9_]+ *\($' | tr -d ' (' | sort -u)
+declared=$(IFS=:; cat $header | tr '\n' ' ' | grep -oE "$macro "'[^;{]*\(' | grep -oE 'spmv_[a-z0-9_]+ *\($' | tr -d ' (' | sort -u)
 exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDRBW]$/ {print $3}' | grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' | sort -u)
 if [ "$declared" != "$exported" ]; then
   echo "declared in $header but not exported:"; comm -23 <(echo "$declared") <(echo "$exported") | sed 's/^/  /'

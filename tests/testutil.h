@@ -2,7 +2,7 @@
 #ifndef SPMV_TESTUTIL_H
 #define SPMV_TESTUTIL_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 #include <stdint.h>

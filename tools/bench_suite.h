@@ -2,7 +2,7 @@
 #ifndef SPMV_BENCH_SUITE_H
 #define SPMV_BENCH_SUITE_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 
 #include <stdio.h>
 

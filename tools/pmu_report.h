@@ -3,7 +3,7 @@
 #ifndef SPMV_PMU_REPORT_H
 #define SPMV_PMU_REPORT_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 
 /* Count y = A x (S when not NULL, else A) on the matrix's own thread partition (S->nparts or A->nparts threads):
  * one pass per counter group, each one warm-up multiply and then `reps` multiplies with the counters enabled around

@@ -1,6 +1,6 @@
 /* spmv-tune: find the fastest SELL-C-sigma configuration (C, sigma, RCM, threads) for this machine and a matrix,
  * check every result against a reference loop, report each point against the model's limits (roofline and ECM),
- * and record the choice for the library's "auto" parameters. A thin main over spmv_tune() (include/spmv.h). */
+ * and record the choice for the library's "auto" parameters. A thin main over spmv_tune() (include/spmv_tune.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "toolutil.h"
 #include "tune_machine.h"

@@ -2,7 +2,7 @@
 #ifndef SPMV_TOOLUTIL_H
 #define SPMV_TOOLUTIL_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 #include "outfile.h" /* tool_outfile: src/util/outfile.h, the tools' copy */
 
 /* Parse a whole decimal integer in [lo, hi]; on failure print "PROG: OPTION: ..." to stderr and return 0. */

@@ -4,7 +4,7 @@
 #ifndef SPMV_TUNE_MACHINE_H
 #define SPMV_TUNE_MACHINE_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 
 #include <stddef.h>
 

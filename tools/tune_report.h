@@ -2,7 +2,7 @@
 #ifndef SPMV_TUNE_REPORT_H
 #define SPMV_TUNE_REPORT_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 #include "tune_machine.h"
 
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #ifndef SPMV_BENCH_H
 #define SPMV_BENCH_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 #ifndef SPMV_KERNEL_H
 #define SPMV_KERNEL_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 
 /* y[r] = beta*y[r] + alpha*sum_j A[r,j]*x[j] for rows [r0, r1); beta == 0 means y is not read. */
 typedef void (*spmv_crs_fn)(const spmv_crs *A, int32_t r0, int32_t r1, double alpha, const double *x, double beta,

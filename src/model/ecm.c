@@ -32,22 +32,22 @@ static double row_bytes(const spmv_traffic *t, double nzr, double beta, int32_t 
            t->bytes_per_chunk / (C > 1 ? C : 1);
 }
 
-spmv_status spmv_bytes_per_row(const spmv_traffic *t, double nzr, double beta, int32_t C, double alpha,
+spmv_status spmv_bytes_per_row(const spmv_traffic *t, double nzr, double beta_fill, int32_t C, double alpha_rhs,
                                double *bytes)
 {
-    spmv_status st = check_row_args("spmv_bytes_per_row", t, nzr, beta, C, alpha);
+    spmv_status st = check_row_args("spmv_bytes_per_row", t, nzr, beta_fill, C, alpha_rhs);
     if (st) return st;
     if (!bytes) return spmv__error(SPMV_ERR_ARG, "spmv_bytes_per_row: argument bytes is NULL");
-    *bytes = row_bytes(t, nzr, beta, C, alpha);
+    *bytes = row_bytes(t, nzr, beta_fill, C, alpha_rhs);
     return SPMV_OK;
 }
 
-spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double beta, int32_t C, double alpha, double *Bc)
+spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double beta_fill, int32_t C, double alpha_rhs, double *Bc)
 {
-    spmv_status st = check_row_args("spmv_code_balance", t, nzr, beta, C, alpha);
+    spmv_status st = check_row_args("spmv_code_balance", t, nzr, beta_fill, C, alpha_rhs);
     if (st) return st;
     if (!Bc) return spmv__error(SPMV_ERR_ARG, "spmv_code_balance: argument Bc is NULL");
-    *Bc = row_bytes(t, nzr, beta, C, alpha) / (t->flops_per_entry * nzr);
+    *Bc = row_bytes(t, nzr, beta_fill, C, alpha_rhs) / (t->flops_per_entry * nzr);
     return SPMV_OK;
 }
 
@@ -294,16 +294,16 @@ static double kind_bandwidth(const spmv_machine *m, spmv_bw_kind bw, double rd, 
 }
 
 spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, const spmv_traffic *t, double nzr,
-                             double beta, double alpha, spmv_bw_kind bw, spmv_ecm *e)
+                             double beta_fill, double alpha_rhs, spmv_bw_kind bw, spmv_ecm *e)
 {
     const char *fn = "spmv_ecm_predict";
     if (!m || !e) return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, m ? "e" : "m");
     spmv_status st = spmv_machine_check(m);
     if (!st) st = check_shape(fn, k);
-    if (!st) st = check_row_args(fn, t, nzr, beta, k->format == SPMV_FORMAT_SELL ? k->C : 1, alpha);
+    if (!st) st = check_row_args(fn, t, nzr, beta_fill, k->format == SPMV_FORMAT_SELL ? k->C : 1, alpha_rhs);
     if (st) return st;
     int32_t C = k->format == SPMV_FORMAT_SELL ? k->C : 1;
-    const double rb = row_bytes(t, nzr, beta, C, alpha), wb = rb < 8.0 ? rb : 8.0;
+    const double rb = row_bytes(t, nzr, beta_fill, C, alpha_rhs), wb = rb < 8.0 ? rb : 8.0;
     double bS = kind_bandwidth(m, bw, rb - wb, wb);
     if (!(bS > 0))
         return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
@@ -314,7 +314,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     if (k->format == SPMV_FORMAT_CRS) {
         ic = crs_row(m, k, nzr, gcy);
     } else {
-        ic = sell_chunk(m, k, nzr / beta, 0.0, gcy, 1);
+        ic = sell_chunk(m, k, nzr / beta_fill, 0.0, gcy, 1);
         ic.comp /= C;
         ic.load /= C;
         ic.store /= C;

@@ -5,6 +5,7 @@
  * multiply), smpi_node_build becomes "create + optimize" and smpi_node_mv / smpi_node_mv_dot the handle's multiply;
  * nothing else in spmv::mpi changes. */
 #include "mpi_internal.h"
+#include "spmv_tune.h" /* the tuner's types: imported wisdom for the AUTO format */
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* The tuning database: a plain-text file of recorded choices, one "choice:" block per machine, matrix and vector
- * order (format: include/spmv.h, section "Tuning"). Read whole, written whole through a temporary file. */
+ * order (format: include/spmv_tune.h, section "Tuning"). Read whole, written whole through a temporary file. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "tune.h"
@@ -423,7 +423,7 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
     FILE *f = o.f;
     fprintf(f, "# spmv tuning database, format 1: the SELL-C-sigma choice per machine and matrix, written by spmv-tune\n"
                "# (spmv_tune_db_store). spmv_sell_from_crs with C = 0 or sigma = 0 uses the record matching the\n"
-               "# machine (cpu, isa, cores) and the matrix (rows, cols, nnz, nzr min/mean/max). Format: include/spmv.h,\n"
+               "# machine (cpu, isa, cores) and the matrix (rows, cols, nnz, nzr min/mean/max). Format: include/spmv_tune.h,\n"
                "# section \"Tuning\". 'choice: NAME' opens a record; '#' starts a comment.\n");
     for (int32_t i = 0; i < n; i++) {
         if (same_host(&recs[i].host, &r->host) && same_fp(&recs[i].fp, &r->fp) && recs[i].permuted == r->permuted)

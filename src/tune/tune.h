@@ -2,7 +2,7 @@
 #ifndef SPMV_TUNE_INTERNAL_H
 #define SPMV_TUNE_INTERNAL_H
 
-#include "spmv.h"
+#include "spmv_tune.h"
 
 /* Auto parameters for spmv_sell_from_crs: when o->C == 0 or o->sigma == 0, replace them by the recorded choice for
  * A on this machine, else by the model defaults (spmv_tune_auto_params; SPMV_VERBOSE=1 says which). Call at the top

@@ -2,7 +2,7 @@
 #ifndef SPMV_INTERNAL_H
 #define SPMV_INTERNAL_H
 
-#include "spmv.h"
+#include "spmv_tune.h" /* spmv.h, spmv_model.h and the tuner: the library sees every layer */
 #include <stddef.h>
 #include <stdint.h>
 
