@@ -570,6 +570,10 @@ static void test_values(void)
     const double y1[] = {DBL_MAX, -1e308};
     expect_y_text("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1.7976931348623157e308\n"
                   "2 1 -1e308\n3 3 1.5e308\n", -1, 3, 3, 3, (const double[]){y1[0], y1[1], INFINITY}, "huge");
+    /* a general array with a huge value has no mirror (fuzz_mm: the value was also written at its transposed
+     * position, past the end of a 4 x 1 array); y = A * [1] is the column itself */
+    expect_y_text("%%MatrixMarket matrix array real general\n4 1\n14\n10\n2\n1e308\n", -1, 4, 1, 4,
+                  (const double[]){14, 10, 2, 1e308}, "general array, huge value");
     /* arrays: the stored value and its mirror (checked entry by entry: y would overflow) */
     static const struct { const char *symm; double mirror; } arr[] = {{"symmetric", -1.25e308},
                                                                        {"skew-symmetric", 1.25e308}};

@@ -339,6 +339,13 @@ static void test_ecm_crs(void)
     CU_ASSERT_DOUBLE_EQUAL(e.P_sat, 210.0 * 54 / 352, EXACT);
     CU_ASSERT_EQUAL(e.n_s, 16); /* ceil(32.2 / 2.05) */
     CU_ASSERT(e.n_s > a64fx.cores_per_numa);
+    {   /* an absurd bandwidth (1e30 GB/s) saturates at the clamp, not at an int overflow (fuzz_machine) */
+        spmv_machine big = a64fx;
+        big.bw_triad = 1e30;
+        spmv_ecm eb;
+        CU_ASSERT_EQUAL(spmv_ecm_predict(&big, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &eb), SPMV_OK);
+        CU_ASSERT_EQUAL(eb.n_s, 1000000);
+    }
     double P12, P48, P100;
     CU_ASSERT_EQUAL(spmv_ecm_scale(&a64fx, &e, 12, &P12), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(P12, 12 * e.P1, EXACT);

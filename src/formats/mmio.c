@@ -606,7 +606,8 @@ spmv_status spmv_crs_read_mm(const char *path, spmv_crs **A)
         for (int64_t p = 0; p < s.npatch; p++) { /* undo fix_inf, mirror included */
             const mm_patch *h = &s.patch[p];
             Xx[(size_t)h->i + (size_t)h->j * d] = h->v;
-            if (h->i != h->j) Xx[(size_t)h->j + (size_t)h->i * d] = s.symm == MM_SKEW ? -h->v : h->v;
+            if (s.symm != MM_GENERAL && h->i != h->j) /* a general array has no mirror */
+                Xx[(size_t)h->j + (size_t)h->i * d] = s.symm == MM_SKEW ? -h->v : h->v;
         }
         for (int32_t i = 0; i < s.rows; i++) /* every stored value, explicit zeros included; skew diagonal absent */
             for (int32_t j = 0; j < s.cols; j++) {

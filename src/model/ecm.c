@@ -283,8 +283,10 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
     e->bS = bS;
     e->Bc = flops_row > 0 ? e->bytes_per_row / flops_row : 0.0;
     e->P_sat = e->Bc > 0 ? bS / e->Bc : 0.0;
-    e->n_s = e->P1 > 0 ? (int32_t)ceil(e->P_sat / e->P1 - 1e-9) : 0;
-    if (e->n_s < 1) e->n_s = 1;
+    /* cores to saturate, clamped: a machine file of extreme figures (a bandwidth of 1e30 GB/s) must not overflow
+     * the conversion to int (found by fuzz_machine) */
+    const double ns = e->P1 > 0 ? ceil(e->P_sat / e->P1 - 1e-9) : 1.0;
+    e->n_s = ns >= 1.0 && ns <= 1e6 ? (int32_t)ns : ns > 1e6 ? 1000000 : 1;
 }
 
 /* memory bandwidth of the kind asked, for a kernel moving rd/wr bytes (the mix) */
