@@ -254,6 +254,14 @@ spmv_status spmv_ecm_loop_predict(const spmv_machine *m, const spmv_ecm_loop *k,
 }
 
 /* Fill e from in-core cycles per row, bytes per row at each level (index >= 1), y write bytes per row. */
+/* n_s = ceil(P_sat / P1) cores to saturate, at least 1; clamped to 10^6 so that a machine file of extreme figures
+ * (a bandwidth of 1e30 GB/s) cannot overflow the conversion to int (found by fuzz_machine) */
+static int32_t saturation_cores(double P_sat, double P1)
+{
+    const double ns = P1 > 0 ? ceil(P_sat / P1 - 1e-9) : 1.0;
+    return ns >= 1.0 && ns <= 1e6 ? (int32_t)ns : ns > 1e6 ? 1000000 : 1;
+}
+
 static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, double flops_row,
                      double bS, spmv_ecm *e)
 {
@@ -283,10 +291,7 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
     e->bS = bS;
     e->Bc = flops_row > 0 ? e->bytes_per_row / flops_row : 0.0;
     e->P_sat = e->Bc > 0 ? bS / e->Bc : 0.0;
-    /* cores to saturate, clamped: a machine file of extreme figures (a bandwidth of 1e30 GB/s) must not overflow
-     * the conversion to int (found by fuzz_machine) */
-    const double ns = e->P1 > 0 ? ceil(e->P_sat / e->P1 - 1e-9) : 1.0;
-    e->n_s = ns >= 1.0 && ns <= 1e6 ? (int32_t)ns : ns > 1e6 ? 1000000 : 1;
+    e->n_s = saturation_cores(e->P_sat, e->P1);
 }
 
 /* memory bandwidth of the kind asked, for a kernel moving rd/wr bytes (the mix) */
@@ -590,8 +595,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     /* saturation with the code balance at nthreads' alpha */
     r.ecm.Bc = r.Bc;
     r.ecm.P_sat = r.bS / r.Bc;
-    r.ecm.n_s = r.ecm.P1 > 0 ? (int32_t)ceil(r.ecm.P_sat / r.ecm.P1 - 1e-9) : 0;
-    if (r.ecm.n_s < 1) r.ecm.n_s = 1;
+    r.ecm.n_s = saturation_cores(r.ecm.P_sat, r.ecm.P1);
     r.n_s = r.ecm.n_s;
     r.cores_per_numa = m->cores_per_numa;
     int64_t total = (int64_t)m->sockets * m->cores_per_socket;
