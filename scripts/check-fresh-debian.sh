@@ -41,7 +41,7 @@ log() { echo "check-fresh-debian [$(($(date +%s) - t0)) s]: $*"; }
 mirror=${SPMV_DEBIAN_MIRROR:-}
 if [ -z "$mirror" ]; then
     mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        grep -oE '(https?|file)://[^ ]*debian/?' | grep -v security | head -1 || true)
+        grep -vE '^[[:space:]]*#' | grep -oE '(https?|file)://[^ ]*debian/?' | grep -v security | head -1 || true)
     mirror=${mirror:-http://deb.debian.org/debian}
 fi
 
