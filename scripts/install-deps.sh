@@ -28,11 +28,17 @@ pkgs+=(curl ca-certificates)
 # optional, at run time only: spmv-tune --plot draws its PNGs with gnuplot (without it the plots are skipped with a
 # message); SPMV_NO_GNUPLOT=1 leaves it out
 [ "${SPMV_NO_GNUPLOT:-0}" = 1 ] || pkgs+=(gnuplot-nox)
+# installed: the package (NAME or NAME:ARCH; NAME means the native architecture, or "all") is in state
+# "installed" -- dpkg -s also succeeds for a removed package that kept its configuration files, and a multiarch
+# package (libsuitesparse-dev) is listed once per architecture
+native=$(dpkg --print-architecture)
+installed() {
+    local name=${1%%:*} arch=${1#*:}
+    [ "$arch" = "$1" ] && arch=$native
+    dpkg-query -W -f='${db:Status-Status} ${Architecture}\n' "$name" 2>/dev/null | grep -qxE "installed ($arch|all)"
+}
 missing=()
-for p in "${pkgs[@]}"; do
-    # dpkg -s succeeds for a package that was removed but keeps its configuration files: ask for "installed"
-    [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
-done
+for p in "${pkgs[@]}"; do installed "$p" || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "install-deps: installing ${missing[*]}"
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
