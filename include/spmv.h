@@ -554,7 +554,7 @@ SPMV_API const spmv_sell *spmv_matrix_sell(const spmv_matrix *M);
 typedef enum spmv_arch { SPMV_ARCH_REF = 0, SPMV_ARCH_AVX512 = 1, SPMV_ARCH_SVE = 2, SPMV_ARCH_AVX2 = 3 } spmv_arch;
 
 /** The kernel family in use: the first family of the registry's preference order (avx512, avx2, sve, ref) that is
- * built and usable on this CPU and OS, or the one forced by the environment variable SPMV_ARCH=<name>. Detected once
+ * built and usable on this CPU and OS, or the one forced by the environment variable SPMV_ARCH=NAME. Detected once
  * per process. Errors: SPMV_ERR_ARCH when SPMV_ARCH names a family this CPU or build lacks, or an unknown name (the
  * message says which and lists the known ones). */
 SPMV_API spmv_status spmv_arch_get(spmv_arch *arch);
@@ -790,7 +790,7 @@ SPMV_API spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double
 SPMV_API spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops);
 
 /** Loop structure of a kernel, for the in-core part of the ECM model. Every kernel declares it next to its traffic
- * (src/kernels/<family>/); spmv_crs_kernel_shape / spmv_sell_kernel_shape give that of a built matrix. */
+ * (src/kernels/FAMILY/); spmv_crs_kernel_shape / spmv_sell_kernel_shape give that of a built matrix. */
 typedef struct spmv_kernel_shape {
     spmv_format format;
     int32_t C;       /**< SELL chunk height (rows per chunk); 0 for CRS */
