@@ -574,7 +574,7 @@ SPMV_API const spmv_sell *spmv_matrix_sell(const spmv_matrix *M);
 typedef enum spmv_arch { SPMV_ARCH_REF = 0, SPMV_ARCH_AVX512 = 1, SPMV_ARCH_SVE = 2, SPMV_ARCH_AVX2 = 3 } spmv_arch;
 
 /** The kernel family in use: the first family of the registry's preference order (avx512, avx2, sve, ref) that is
- * built and usable on this CPU and OS, or the one forced by the environment variable SPMV_ARCH=<name>. Detected once
+ * built and usable on this CPU and OS, or the one forced by the environment variable SPMV_ARCH=NAME. Detected once
  * per process. Errors: SPMV_ERR_ARCH when SPMV_ARCH names a family this CPU or build lacks, or an unknown name (the
  * message says which and lists the known ones). */
 SPMV_API spmv_status spmv_arch_get(spmv_arch *arch);

@@ -237,7 +237,7 @@ SPMV_API spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double
 SPMV_API spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops);
 
 /** Loop structure of a kernel, for the in-core part of the ECM model. Every kernel declares it next to its traffic
- * (src/kernels/<family>/); spmv_crs_kernel_shape / spmv_sell_kernel_shape give that of a built matrix. */
+ * (src/kernels/FAMILY/); spmv_crs_kernel_shape / spmv_sell_kernel_shape give that of a built matrix. */
 typedef struct spmv_kernel_shape {
     spmv_format format;
     int32_t C;       /**< SELL chunk height (rows per chunk); 0 for CRS */

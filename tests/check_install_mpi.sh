@@ -2,7 +2,7 @@
 # Install spmv with its MPI component to a temporary prefix, build examples/cg-mpi against the installed package with
 # find_package(spmv COMPONENTS mpi) and with mpicc + `pkg-config --cflags --libs spmv-mpi`, and run both under
 # mpirun with 2 and 3 ranks on the HPCG matrix (and bcsstk13 when the shared matrices are there): the CG must
-# converge (cg_mpi's exit status says so).
+# converge (cg_mpi's exit status says so). The installed spmv-bench-mpi must start without LD_LIBRARY_PATH.
 # usage: check_install_mpi.sh BUILD_DIR SOURCE_DIR SHARED_MATRICES_DIR MPIEXEC [MPIEXEC_FLAGS...]
 set -euo pipefail
 build=$1 src=$2 shared=${SPMV_TEST_MATRICES:-$3} mpiexec=$4 # SPMV_TEST_MATRICES overrides the folder
@@ -19,8 +19,12 @@ cmake --build "$tmp/cg-cmake" > "$tmp/build.log"
 # 2. pkg-config spmv-mpi with mpicc
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists spmv-mpi
 mpicc -O2 -o "$tmp/cg-pc" "$src/examples/cg-mpi/cg_mpi.c" \
-  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs spmv-mpi) -Wl,-rpath,"$prefix/lib" -lm
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs spmv-mpi) -Wl,-rpath,"$prefix/lib"
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
+# 3. the installed spmv-bench-mpi starts without LD_LIBRARY_PATH (RUNPATH $ORIGIN/../lib)
+out=$(env -u LD_LIBRARY_PATH "$mpiexec" -n 1 "$@" "$prefix/bin/spmv-bench-mpi" --help 2>&1) ||
+  { echo "FAIL: $prefix/bin/spmv-bench-mpi --help: $out"; exit 1; }
+grep -q "usage: mpirun" <<<"$out" || { echo "FAIL: spmv-bench-mpi --help printed no usage: $out"; exit 1; }
 for exe in "$tmp/cg-cmake/cg_mpi" "$tmp/cg-pc"; do
   for np in 2 3; do
     echo "== mpiexec -n $np $exe --hpcg 16"
