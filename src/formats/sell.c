@@ -800,8 +800,11 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     S->runs = T;
     S->xaccess = spmv__sell_xaccess(opts->xaccess);
 
-    /* the widest chunk in entries, for the per-thread scratch (run detection and the sorted lanes) */
+    /* the widest chunk in entries, for the per-thread scratch (run detection and the sorted lanes); and room for
+     * the runs pass 1 finds, kept for pass 2 (chunk k has at most e_k / T of them: each holds T of its e_k entries
+     * and no entry is in two; without the memory, pass 2 searches again) */
     int64_t widest = 0, maxrow = 0;
+    if (T > 0 && (roff = spmv__malloc((nch + 1) * sizeof *roff))) roff[0] = 0;
     for (int32_t k = 0; k < S->nchunks; k++) {
         int64_t r0 = (int64_t)k * C, r1 = r0 + C < rows ? r0 + C : rows, e = 0;
         for (int64_t i = r0; i < r1; i++) {
@@ -809,16 +812,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             if (S->rowlen[i] > maxrow) maxrow = S->rowlen[i];
         }
         if (e > widest) widest = e;
+        if (roff) roff[k + 1] = roff[k] + e / T;
     }
-    /* the runs pass 1 finds, kept for pass 2 (chunk k has at most e_k / T of them: each holds T of its e_k entries
-     * and no entry is in two); without the memory, pass 2 searches again */
-    if (T > 0 && (roff = spmv__malloc((nch + 1) * sizeof *roff))) {
-        roff[0] = 0;
-        for (int32_t k = 0; k < S->nchunks; k++) {
-            int64_t r0 = (int64_t)k * C, r1 = r0 + C < rows ? r0 + C : rows, e = 0;
-            for (int64_t i = r0; i < r1; i++) e += S->rowlen[i];
-            roff[k + 1] = roff[k] + e / T;
-        }
+    if (roff) {
         if (roff[S->nchunks] > 0) {
             tkey = spmv__malloc((size_t)roff[S->nchunks] * sizeof *tkey);
             tmask = spmv__malloc((size_t)roff[S->nchunks] * (size_t)mask_bytes(C));

@@ -306,9 +306,15 @@ static int same_fp(const spmv_tune_fingerprint *a, const spmv_tune_fingerprint *
            a->nzr_max == b->nzr_max && fabs(a->nzr_mean - b->nzr_mean) <= 1e-12 * s;
 }
 
-int spmv__tune_record_matches(const spmv_tune_record *r, const spmv_tune_host *h, const spmv_tune_fingerprint *f)
+int32_t spmv__tune_record_pick(const spmv_tune_record *recs, int32_t n, const spmv_tune_host *h,
+                               const spmv_tune_fingerprint *f, int permuted)
 {
-    return same_host(&r->host, h) && same_fp(&r->fp, f);
+    int32_t best = -1;
+    for (int32_t i = n - 1; i >= 0; i--) {
+        if (!same_host(&recs[i].host, h) || !same_fp(&recs[i].fp, f)) continue;
+        if (best < 0 || (recs[i].permuted == (permuted != 0) && recs[best].permuted != (permuted != 0))) best = i;
+    }
+    return best;
 }
 
 spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h, const spmv_tune_fingerprint *f, int permuted,
@@ -323,11 +329,7 @@ spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h, const s
     int32_t n;
     spmv_status st = spmv_tune_db_read(path, &recs, &n);
     if (st) return st;
-    int best = -1;
-    for (int32_t i = 0; i < n; i++) {
-        if (!same_host(&recs[i].host, h) || !same_fp(&recs[i].fp, f)) continue;
-        if (best < 0 || (recs[i].permuted == (permuted != 0) && recs[best].permuted != (permuted != 0))) best = i;
-    }
+    const int32_t best = spmv__tune_record_pick(recs, n, h, f, permuted);
     if (best >= 0) {
         *r = recs[best];
         *found = 1;

@@ -15,8 +15,11 @@ spmv_status spmv__sell_auto_params(const spmv_crs *A, spmv_sell_opts *o);
 /* Share of A's nonzeros in run columns of threshold T in SELL-C-1 from a sample of chunks (src/formats/sell.c). */
 double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample);
 
-/* 1 when record r was made on machine h for a matrix with fingerprint f (src/tune/db.c). */
-int spmv__tune_record_matches(const spmv_tune_record *r, const spmv_tune_host *h, const spmv_tune_fingerprint *f);
+/* The record of recs[0..n) for machine h and matrix f, preferring one measured in vector order `permuted`, the last
+ * one on ties (a later import overrides an earlier one; a database holds one per order); -1 when none matches
+ * (src/tune/db.c: spmv_tune_db_find over a file, spmv_wisdom_find over the imported records). */
+int32_t spmv__tune_record_pick(const spmv_tune_record *recs, int32_t n, const spmv_tune_host *h,
+                               const spmv_tune_fingerprint *f, int permuted);
 
 /* SPMV_VERBOSE set and not "0". */
 int spmv__tune_verbose(void);

@@ -83,11 +83,7 @@ spmv_status spmv_wisdom_find(const spmv_tune_host *h, const spmv_tune_fingerprin
         return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, !h ? "h" : !f ? "f" : !r ? "r" : "found");
     *found = 0;
     pthread_mutex_lock(&lock);
-    int32_t best = -1;
-    for (int32_t i = nwis - 1; i >= 0; i--) {
-        if (!spmv__tune_record_matches(&wis[i], h, f)) continue;
-        if (best < 0 || (wis[i].permuted == (permuted != 0) && wis[best].permuted != (permuted != 0))) best = i;
-    }
+    const int32_t best = spmv__tune_record_pick(wis, nwis, h, f, permuted);
     if (best >= 0) {
         *r = wis[best];
         *found = 1;
