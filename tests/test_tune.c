@@ -480,6 +480,10 @@ static void test_default_C(void)
     m.fma_latency = 100;
     CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(&m, &C), SPMV_OK);
     CU_ASSERT_EQUAL(C, 128);
+    /* an absurd latency (an extreme machine file, fuzz_machine) is clamped at 1024 accumulator sets: 1024 */
+    m.fma_latency = 1e52;
+    CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(&m, &C), SPMV_OK);
+    CU_ASSERT_EQUAL(C, 1024);
     /* a short latency still gives at least the smallest C of the list */
     m.fma_latency = 0.5;
     CU_ASSERT_EQUAL(spmv_tune_default_chunk_height(&m, &C), SPMV_OK);

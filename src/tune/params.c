@@ -339,7 +339,10 @@ static spmv_status default_C(const spmv_machine *m, cdefault *d)
         if (m->fma_rthroughput > r.tvec) r.tvec = m->fma_rthroughput;
     }
     double acc = ceil(r.lat / (r.mve * r.tvec) - 1e-9);
-    if (acc < 1) acc = 1;
+    /* at least 1, at most 1024 accumulator sets: a machine file of extreme figures (an FMA latency of 1e52 cy)
+     * must not overflow the conversion to int or the doubling of C below (found by fuzz_machine) */
+    if (!(acc >= 1)) acc = 1;
+    if (acc > 1024) acc = 1024;
     r.acc = (int32_t)acc;
     int64_t C = 1;
     while (C < (int64_t)r.w * r.acc) C *= 2;
