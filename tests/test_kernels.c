@@ -34,7 +34,7 @@
 
 static spmv_arch family;  /* the family in use (forced by SPMV_ARCH or the best one here) */
 static int32_t vlen = 1;  /* doubles per vector register of that family */
-static long n_checks, n_sell_builds;
+static long n_checks, n_sell_builds, n_crs_forced;
 
 static const double AB[4][2] = {{1, 0}, {2.5, 0}, {1, 1}, {-0.5, 0.75}};
 
@@ -137,13 +137,37 @@ static void check_sell_kernel_name(const spmv_sell *S)
     if (want && *want && exists_x) CU_ASSERT(strstr(name, want) != NULL);
 }
 
-/* CRS: threads 1 and 2, every (alpha, beta). */
+/* CRS: the kernel the registry chose, then every other CRS kernel of the family forced (the short-row and the
+ * long-row variants on every case), each at threads 1 and 2, every (alpha, beta). */
+static int run_crs_kernel(spmv_crs *A, refdata *R, const char *what);
 static int run_crs(spmv_crs *A, refdata *R, const char *what)
 {
-    int bad = 0;
     const char *name = spmv_crs_kernel_name(A);
     CU_ASSERT(name != NULL && strstr(name, "crs") != NULL);
     if (family == SPMV_ARCH_REF) CU_ASSERT(strstr(name, "ref") != NULL);
+    const spmv_kernel *chosen = A->kernel;
+    /* the chosen kernel is the first of the family that accepts A */
+    const spmv_family *f = spmv__family(family);
+    const spmv_kernel *first = NULL;
+    for (const spmv_kernel *const *p = f ? f->kernels : NULL; p && *p && !first; p++)
+        if ((*p)->crs && (!(*p)->accepts_crs || (*p)->accepts_crs(A))) first = *p;
+    if (first) CU_ASSERT(chosen == first);
+    int bad = run_crs_kernel(A, R, what);
+    for (const spmv_kernel *const *p = f ? f->kernels : NULL; p && *p; p++)
+        if ((*p)->crs && *p != chosen) {
+            char w[256];
+            snprintf(w, sizeof w, "%s, kernel %s forced", what, (*p)->name);
+            A->kernel = *p;
+            bad += run_crs_kernel(A, R, w);
+            n_crs_forced++;
+        }
+    A->kernel = chosen;
+    return bad;
+}
+
+static int run_crs_kernel(spmv_crs *A, refdata *R, const char *what)
+{
+    int bad = 0;
     for (int nt = 1; nt <= 2; nt++) {
         CU_ASSERT_FATAL(spmv_crs_set_threads(A, nt) == SPMV_OK);
         for (int ab = 0; ab < 4; ab++) {
@@ -722,6 +746,7 @@ int main(int argc, char **argv)
                                         {NULL, NULL}});
     }
     int rc = tu_run();
-    printf("%ld comparisons, %ld SELL builds (%ld with run columns)\n", n_checks, n_sell_builds, n_run_builds);
+    printf("%ld comparisons, %ld SELL builds (%ld with run columns), %ld CRS runs with a kernel forced\n", n_checks,
+           n_sell_builds, n_run_builds, n_crs_forced);
     return rc;
 }

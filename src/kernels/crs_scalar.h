@@ -16,6 +16,14 @@
 
 /* MVE: independent scalar partial sums per row (unit: accumulators), unrolled by as many entries per step. */
 #define SPMV_CRS_SCALAR_ACCS 4
+/* The short-row kernels (mean N_nzr below SPMV_CRS_SHORT_NZR): 2 partial sums, a loop over pairs and at most one
+ * entry after it. With 4 sums, rows of 1-7 entries end in a 4-way remainder switch whose indirect branch follows
+ * the row lengths and is mispredicted on irregular meshes; 2 sums leave a single conditional branch. Measured on
+ * an Intel Xeon (Sapphire Rapids class, AVX-512), 1 thread, Gflop/s, 4 sums -> 2 sums: pow (N_nzr 2.7) 1.67 ->
+ * 3.59, bcspwr10 (4.1) 3.87 -> 4.02, bayer10 (7.1) 4.13 -> 4.44; longer rows lose: hangGlider_2 (9.0) 4.98 ->
+ * 4.80, bcsstk13 (41.9) 5.93 -> 4.85 (BENCHMARKS.md, "CRS short rows"). */
+#define SPMV_CRS_SHORT_ACCS 2
+#define SPMV_CRS_SHORT_NZR 8
 
 /* sum_k v[k]*x[c[k]], k in [0, n) */
 static inline __attribute__((always_inline)) double spmv__crs_row_scalar(int64_t n, const double *restrict v,
@@ -39,13 +47,40 @@ static inline __attribute__((always_inline)) double spmv__crs_row_scalar(int64_t
     return (s0 + s1) + (s2 + s3);
 }
 
+/* sum_k v[k]*x[c[k]], k in [0, n), in the short-row kernels: SPMV_CRS_SHORT_ACCS = 2 partial sums, except rows of
+ * SPMV_CRS_SHORT_LONG or more entries, which take the 4 sums of spmv__crs_row_scalar (a dense row among short ones,
+ * as in arrow, would otherwise run at half the FMA rate: 4 cy latency over 2 chains). The branch is predictable:
+ * such rows are rare where this kernel is chosen. */
+#define SPMV_CRS_SHORT_LONG 16
+static inline __attribute__((always_inline)) double spmv__crs_row_scalar2(int64_t n, const double *restrict v,
+                                                                          const int32_t *restrict c,
+                                                                          const double *restrict x)
+{
+    if (__builtin_expect(n >= SPMV_CRS_SHORT_LONG, 0)) return spmv__crs_row_scalar(n, v, c, x);
+    double s0 = 0.0, s1 = 0.0;
+    int64_t k = 0;
+    /* a loop, not the 7 pairs unrolled that n < 16 would let the compiler write out: within +-8 % either way on
+     * pow, rajat01, bayer10 and bcspwr10 (loop faster on pow, slower on the others), and the declared shape */
+#if defined(__clang__)
+#pragma clang loop unroll(disable)
+#elif defined(__GNUC__)
+#pragma GCC unroll 1
+#endif
+    for (; k + SPMV_CRS_SHORT_ACCS <= n; k += SPMV_CRS_SHORT_ACCS) {
+        s0 = __builtin_fma(v[k], x[c[k]], s0);
+        s1 = __builtin_fma(v[k + 1], x[c[k + 1]], s1);
+    }
+    if (k < n) s0 = __builtin_fma(v[k], x[c[k]], s0);
+    return s0 + s1;
+}
+
 enum { SPMV_CRS_Y_SET = 0, SPMV_CRS_Y_SCALE = 1, SPMV_CRS_Y_AXPBY = 2 };
 
 /* y[r] = beta*y[r] + alpha*sum_j A[r,j]*x[j], rows [r0,r1); mode is a compile-time constant after inlining */
 static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const spmv_crs *A, int32_t r0, int32_t r1,
                                                                         double alpha, const double *restrict x,
                                                                         double beta, double *restrict y,
-                                                                        const int mode)
+                                                                        const int mode, const int accs)
 {
     const int64_t *rp = A->rowptr;
     const int32_t *col = A->col;
@@ -53,7 +88,8 @@ static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const sp
     int64_t b = rp[r0];
     for (int32_t r = r0; r < r1; r++) {
         const int64_t e = rp[r + 1];
-        const double s = spmv__crs_row_scalar(e - b, val + b, col + b, x);
+        const double s = accs == SPMV_CRS_SHORT_ACCS ? spmv__crs_row_scalar2(e - b, val + b, col + b, x)
+                                                     : spmv__crs_row_scalar(e - b, val + b, col + b, x);
         b = e;
         if (mode == SPMV_CRS_Y_SET)
             y[r] = s;
@@ -64,19 +100,27 @@ static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const sp
     }
 }
 
-/* The kernel function: the alpha/beta case dispatched once per call. The driver never calls a kernel on a matrix
- * without entries (col/val may be NULL there). */
+/* The kernel function: the alpha/beta case dispatched once per call; accs (SPMV_CRS_SCALAR_ACCS or
+ * SPMV_CRS_SHORT_ACCS) a compile-time constant. The driver never calls a kernel on a matrix without entries
+ * (col/val may be NULL there). */
 static inline __attribute__((always_inline)) void spmv__crs_scalar(const spmv_crs *A, int32_t r0, int32_t r1,
                                                                    double alpha, const double *x, double beta,
-                                                                   double *y)
+                                                                   double *y, const int accs)
 {
     if (r0 >= r1) return;
     if (beta != 0.0)
-        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_AXPBY);
+        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_AXPBY, accs);
     else if (alpha != 1.0)
-        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_SCALE);
+        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_SCALE, accs);
     else
-        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_SET); /* fast path y = A x */
+        spmv__crs_rows_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_Y_SET, accs); /* fast path y = A x */
+}
+
+/* accepts_crs of the short-row kernels: mean N_nzr below SPMV_CRS_SHORT_NZR (A NULL: rows of unknown length, e.g.
+ * the CRS part of a hybrid SELL, which holds the long rows: no) */
+static inline int spmv__crs_short_rows(const spmv_crs *A)
+{
+    return A && A->rows > 0 && A->nnz < (int64_t)SPMV_CRS_SHORT_NZR * A->rows;
 }
 
 /* Traffic and shape of the scalar CRS kernels: 12 bytes per entry (8-byte value + 4-byte index), 24 per row (8-byte
@@ -84,5 +128,34 @@ static inline __attribute__((always_inline)) void spmv__crs_scalar(const spmv_cr
 #define SPMV_CRS_SCALAR_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 24, .bytes_per_chunk = 0, .flops_per_entry = 2}
 #define SPMV_CRS_SCALAR_SHAPE                                                                                      \
     {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = SPMV_CRS_SCALAR_ACCS, .x = SPMV_X_SCALAR, .runs = 0}
+#define SPMV_CRS_SHORT_SHAPE                                                                                       \
+    {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = SPMV_CRS_SHORT_ACCS, .x = SPMV_X_SCALAR, .runs = 0}
+
+/* The two CRS kernels of a family FAM (avx512, avx2): crs_FAM (4 sums) and crs_FAM_short (2 sums, for short rows),
+ * with their partial-row entry points, as descriptors named SYM4 and SYM2. */
+#define SPMV_CRS_SCALAR_KERNELS(FAM, ARCH, SYM4, SYM2)                                                             \
+    static void crs_##FAM(const spmv_crs *A, int32_t r0, int32_t r1, double alpha, const double *x, double beta,  \
+                          double *y)                                                                               \
+    {                                                                                                              \
+        spmv__crs_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_SCALAR_ACCS);                                      \
+    }                                                                                                              \
+    static void crs_##FAM##_short(const spmv_crs *A, int32_t r0, int32_t r1, double alpha, const double *x,        \
+                                  double beta, double *y)                                                          \
+    {                                                                                                              \
+        spmv__crs_scalar(A, r0, r1, alpha, x, beta, y, SPMV_CRS_SHORT_ACCS);                                       \
+    }                                                                                                              \
+    static double crs_##FAM##_dot(const double *v, const int32_t *c, int64_t n, const double *x)                 \
+    {                                                                                                              \
+        return spmv__crs_row_scalar(n, v, c, x);                                                                   \
+    }                                                                                                              \
+    static double crs_##FAM##_short_dot(const double *v, const int32_t *c, int64_t n, const double *x)           \
+    {                                                                                                              \
+        return spmv__crs_row_scalar2(n, v, c, x);                                                                  \
+    }                                                                                                              \
+    const spmv_kernel SYM4 = {.name = "crs-" #FAM, .arch = ARCH, .crs = crs_##FAM, .dot = crs_##FAM##_dot,       \
+                              .traffic = SPMV_CRS_SCALAR_TRAFFIC, .shape = SPMV_CRS_SCALAR_SHAPE};                \
+    const spmv_kernel SYM2 = {.name = "crs-" #FAM "-short", .arch = ARCH, .crs = crs_##FAM##_short,              \
+                              .dot = crs_##FAM##_short_dot, .traffic = SPMV_CRS_SCALAR_TRAFFIC,                   \
+                              .shape = SPMV_CRS_SHORT_SHAPE, .accepts_crs = spmv__crs_short_rows};
 
 #endif

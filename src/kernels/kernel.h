@@ -38,6 +38,9 @@ typedef struct spmv_kernel {
     /* optional: 1 if this kernel handles S (e.g. SVE: C a multiple of the running vector length; alignment);
      * NULL: the registry compares shape.C with S->C. */
     int (*accepts)(const spmv_sell *S);
+    /* optional, CRS kernels: 1 if this kernel is meant for A (e.g. the short-row kernels: mean N_nzr below a
+     * threshold); A is NULL for rows of unknown length (the CRS part of a hybrid SELL: its long rows). NULL: any. */
+    int (*accepts_crs)(const spmv_crs *A);
 } spmv_kernel;
 
 /* A kernel family (src/kernels/<isa>/family.c). */
@@ -62,7 +65,7 @@ const spmv_family *spmv__family(spmv_arch a); /* NULL: not built */
 const char *spmv__family_name(spmv_arch a);   /* also for families not built */
 
 /* The kernel for a matrix, chosen once when the matrix is built: the first kernel of the family in use that fits
- * (format, C, x access, nt), else the reference kernel of the same format. With SPMV_VERBOSE=1 the choice and the
+ * (format, C, x access, nt; CRS: accepts_crs), else the reference kernel of the same format. With SPMV_VERBOSE=1 the choice and the
  * reason a faster kernel was not used go to stderr. Returns NULL only when SPMV_ARCH names a family that is not
  * available (the message is set): the constructor then fails with SPMV_ERR_ARCH. */
 const spmv_kernel *spmv__crs_kernel(const spmv_crs *A);

@@ -246,7 +246,7 @@ const spmv_kernel *spmv__sell_kernel_for(int32_t C, spmv_xaccess x)
     return k ? k : &spmv__k_sell_ref;
 }
 
-static const spmv_kernel *pick(const spmv_sell *S, const char *what)
+static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char *what)
 {
     spmv_arch a;
     if (spmv_arch_get(&a) != SPMV_OK) return NULL;
@@ -255,7 +255,10 @@ static const spmv_kernel *pick(const spmv_sell *S, const char *what)
     char why[256] = "";
     if (!S) {
         for (const spmv_kernel *const *p = f->kernels; p && *p && !k; p++)
-            if ((*p)->crs) k = *p;
+            if ((*p)->crs && (!(*p)->accepts_crs || (*p)->accepts_crs(A))) k = *p;
+        if (k && k->accepts_crs)
+            snprintf(why, sizeof why, " (%d partial sums per row: mean N_nzr %.2f is short)", k->shape.mve,
+                     A->rows ? (double)A->nnz / A->rows : 0.0);
     } else {
         const int nt = spmv__sell_nt_requested(S);
         const spmv_xaccess x = (spmv_xaccess)S->xaccess;
@@ -301,15 +304,14 @@ static const spmv_kernel *pick(const spmv_sell *S, const char *what)
 
 const spmv_kernel *spmv__crs_kernel(const spmv_crs *A)
 {
-    (void)A;
-    return pick(NULL, "CRS");
+    return pick(NULL, A, "CRS");
 }
 
 const spmv_kernel *spmv__sell_kernel(const spmv_sell *S)
 {
     char what[96];
     snprintf(what, sizeof what, "SELL-%d-%d", S->C, S->sigma);
-    const spmv_kernel *k = pick(S, what);
+    const spmv_kernel *k = pick(S, NULL, what);
     if (verbose()) { /* the vector order: a multiply in the wrong one gives a wrong result, not an error */
         if (S->permuted)
             fprintf(stderr, "spmv: %s: x and y in the PERMUTED order%s: x' = spmv_sell_permute_vec(x), y = "
@@ -328,5 +330,5 @@ const spmv_kernel *spmv__sell_long_kernel(const spmv_sell *S)
     char what[128];
     snprintf(what, sizeof what, "SELL-%d-%d, CRS part of %d rows (longer than %d entries)", S->C, S->sigma, S->nlong,
              S->long_min);
-    return pick(NULL, what);
+    return pick(NULL, NULL, what);
 }
