@@ -854,7 +854,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     const int par = S->nchunks > 1 && A->nnz >= SELL_PARALLEL_MIN;
 #pragma omp parallel if (par) reduction(| : failed)
     {
-        chunk_scratch sc;
+        chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed: scratch_free frees nothing */
         colval *tmp = NULL;
         int ok = T == 0 || scratch_init(&sc, C, widest) == 0;
         if (ok && T > 0 && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
@@ -883,7 +883,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             S->chunklen[k] = len > INT32_MAX ? -1 : (int32_t)len;
         }
         spmv__free(tmp);
-        if (T > 0 && ok) scratch_free(&sc);
+        scratch_free(&sc); /* also when tmp failed after the scratch succeeded */
     }
     if (failed) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
@@ -977,7 +977,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
 #else
             int32_t t0 = 0, nt = 1;
 #endif
-            chunk_scratch sc;
+            chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed */
             colval *tmp = NULL;
             const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;
             int ok = cstored == 0 || scratch_init(&sc, C, widest) == 0;
@@ -996,7 +996,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                 if (nlong > 0) long_fill(S, src, rowmap, cmap, t, tmp);
             }
             spmv__free(tmp);
-            if (ok && cstored > 0) scratch_free(&sc);
+            scratch_free(&sc); /* also when tmp failed after the scratch succeeded */
         }
         if (failed) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
