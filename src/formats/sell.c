@@ -928,9 +928,11 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     st = sell_partition(S, opts->nthreads, fn, &S->part, &S->longpart, &S->longsplit, &S->nparts);
     if (st != SPMV_OK) goto fail;
 
-    S->col = spmv__malloc((size_t)cstored * sizeof *S->col);
-    S->val = spmv__malloc((size_t)cstored * sizeof *S->val);
-    if (cstored > 0 && (!S->col || !S->val)) {
+    /* never NULL, even when the chunks store nothing (every entry in the CRS part, or only empty rows): the kernels
+     * form chunk pointers (val + chunkptr[k]) for every chunk they write, and NULL + 0 is undefined */
+    S->col = spmv__malloc((cstored > 0 ? (size_t)cstored : 1) * sizeof *S->col);
+    S->val = spmv__malloc((cstored > 0 ? (size_t)cstored : 1) * sizeof *S->val);
+    if (!S->col || !S->val) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld stored entries", fn, (long long)cstored);
         goto fail;
     }
@@ -952,8 +954,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             goto fail;
         }
     }
-    if (S->nruns > 0) {
-        S->runbase = spmv__malloc((size_t)S->nruns * sizeof *S->runbase);
+    if (S->chunkruns) { /* even without a run column found: the kernels form run pointers (runbase + runptr[k]) for
+                           every chunk when chunkruns is set, and NULL + 0 is undefined */
+        S->runbase = spmv__malloc((S->nruns > 0 ? (size_t)S->nruns : 1) * sizeof *S->runbase);
         S->runmask = spmv__calloc((size_t)S->nruns * (size_t)mask_bytes(C) + 8, 1); /* + 8: see spmv_sell */
         if (!S->runbase || !S->runmask) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld run columns", fn, (long long)S->nruns);
