@@ -1099,7 +1099,8 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
                 A->col[dst + j] = cmap ? cmap[c] : c;
                 A->val[dst + j] = *pos_val(S, pos[j]);
             }
-            sort_pairs(A->col + dst, A->val + dst, n, tmp); /* runs first, and permuted numbering: sort back */
+            if (n > 1) /* (n = 0: A->col may be NULL, and NULL + 0 is undefined) */
+                sort_pairs(A->col + dst, A->val + dst, n, tmp); /* runs first, and permuted numbering: sort back */
         }
         spmv__free(pos);
         spmv__free(tmp);
