@@ -13,6 +13,7 @@
  *      hints.expected_calls = 1000 (create + optimize, which converts, + solve). End-to-end seconds and the
  *      handle/CRS ratio (target: < 1 with 1000, and no conversion with 10).
  * The CG's vectors stay in the original order (hints.permuted_ok = 0). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include <spmv.h>
 
 #include <math.h>

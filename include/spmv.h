@@ -317,8 +317,9 @@ typedef struct spmv_sell {
                            has no padding) */
     int64_t *chunkptr;  /**< length nchunks+1: offset of chunk k in col/val; chunkptr[k+1]-chunkptr[k] = C*chunklen[k] */
     int32_t *chunklen;  /**< length nchunks: chunk length (columns) */
-    int32_t *col;       /**< length stored: column indices (permuted numbering if permuted and square) */
-    double *val;        /**< length stored: values, 0 for padding */
+    int32_t *col;       /**< length chunkptr[nchunks] (never NULL, even at length 0): column indices (permuted
+                           numbering if permuted and square) */
+    double *val;        /**< length chunkptr[nchunks] (never NULL, even at length 0): values, 0 for padding */
     int32_t *rowlen;    /**< length rows: nonzeros of permuted row i */
     int32_t *perm;      /**< length rows: perm[i] = original row stored at permuted position i */
     int32_t *iperm;     /**< length rows: iperm[perm[i]] = i */
@@ -328,7 +329,8 @@ typedef struct spmv_sell {
     int64_t nruns;      /**< run columns in all chunks = runptr[nchunks] */
     int32_t *chunkruns; /**< length nchunks: run columns at the start of chunk k (0 <= chunkruns[k] <= chunklen[k]) */
     int64_t *runptr;    /**< length nchunks+1: index of chunk k's first run column in runbase */
-    int32_t *runbase;   /**< length nruns: lane r of run column q holds column runbase[q] + r (stored numbering) */
+    int32_t *runbase;   /**< length nruns (never NULL where chunkruns is not): lane r of run column q holds column
+                           runbase[q] + r (stored numbering) */
     uint8_t *runmask;   /**< length nruns*ceil(C/8) + 8: lane r of run column q holds an entry iff bit r%8 of byte
                            runmask[q*ceil(C/8) + r/8] is set; the last 8 bytes are zero padding, so a kernel may read
                            any 8 bytes starting inside the masks */

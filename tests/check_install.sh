@@ -24,9 +24,12 @@ cmake -S "$src/examples/cg" -B "$tmp/cg-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DC
 cmake --build "$tmp/cg-cmake" > "$tmp/build.log"
 # 2. pkg-config and a plain compiler line
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists spmv
-# README's line, as it is: pkg-config's Libs must be enough (cg.c calls sqrt: -lm comes from spmv.pc)
-cc -O2 -o "$tmp/cg-pc" "$src/examples/cg/cg.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs spmv) \
-   -Wl,-rpath,"$prefix/lib"
+# README's line, as it is: pkg-config's Libs must be enough (cg.c calls sqrt: -lm comes from spmv.pc). CC, CFLAGS and
+# LDFLAGS from the environment, as make would take them (scripts/test-sanitize.sh: clang and the sanitizers, which
+# a sanitized libspmv needs at the link)
+cc=${CC:-cc}
+$cc ${CFLAGS:-} -O2 -o "$tmp/cg-pc" "$src/examples/cg/cg.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs spmv) \
+   -Wl,-rpath,"$prefix/lib" ${LDFLAGS:-}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OMP_WAIT_POLICY=passive
 for exe in "$tmp/cg-cmake/cg" "$tmp/cg-pc"; do
   echo "== $exe --hpcg 16 --max-error 1e-6 --same-iterations 1"
@@ -100,13 +103,14 @@ cmake -S "$tmp/app-static" -B "$tmp/app-static/build" -DCMAKE_PREFIX_PATH="$pref
   { cat "$tmp/app-cfg.log"; exit 1; }
 cmake --build "$tmp/app-static/build" > "$tmp/app-build.log" || { cat "$tmp/app-build.log"; exit 1; }
 check_app "$tmp/app-static/build/app" "README app.c, find_package(spmv) + spmv::spmv_static"
-# README's pkg-config lines, nothing added: spmv (shared) and spmv-static (libspmv.a)
+# README's pkg-config lines, nothing added (but CC, CFLAGS and LDFLAGS from the environment): spmv (shared) and
+# spmv-static (libspmv.a)
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-cc -o "$tmp/app-pc" "$tmp/app/app.c" $(pkg-config --cflags --libs spmv) -Wl,-rpath,"$prefix/lib"
+$cc ${CFLAGS:-} -o "$tmp/app-pc" "$tmp/app/app.c" $(pkg-config --cflags --libs spmv) -Wl,-rpath,"$prefix/lib" ${LDFLAGS:-}
 ldd "$tmp/app-pc" > "$tmp/ldd.txt" # (not ldd | grep -q: with pipefail, grep's early exit can fail the pipe)
 grep -q "libspmv\.so" "$tmp/ldd.txt" || { echo "FAIL: pkg-config spmv did not link libspmv.so"; exit 1; }
 check_app "$tmp/app-pc" "README app.c, pkg-config spmv"
-cc -o "$tmp/app-pc-static" "$tmp/app/app.c" $(pkg-config --cflags --libs spmv-static)
+$cc ${CFLAGS:-} -o "$tmp/app-pc-static" "$tmp/app/app.c" $(pkg-config --cflags --libs spmv-static) ${LDFLAGS:-}
 ldd "$tmp/app-pc-static" > "$tmp/ldd.txt"
 if grep -q "libspmv\.so" "$tmp/ldd.txt"; then echo "FAIL: pkg-config spmv-static linked libspmv.so"; exit 1; fi
 check_app "$tmp/app-pc-static" "README app.c, pkg-config spmv-static"

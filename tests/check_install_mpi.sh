@@ -18,8 +18,9 @@ cmake -S "$src/examples/cg-mpi" -B "$tmp/cg-cmake" -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$tmp/cg-cmake" > "$tmp/build.log"
 # 2. pkg-config spmv-mpi with mpicc
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists spmv-mpi
-mpicc -O2 -o "$tmp/cg-pc" "$src/examples/cg-mpi/cg_mpi.c" \
-  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs spmv-mpi) -Wl,-rpath,"$prefix/lib"
+# (CFLAGS and LDFLAGS from the environment, as make would take them; scripts/test-sanitize.sh sets them, and OMPI_CC)
+mpicc ${CFLAGS:-} -O2 -o "$tmp/cg-pc" "$src/examples/cg-mpi/cg_mpi.c" \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs spmv-mpi) -Wl,-rpath,"$prefix/lib" ${LDFLAGS:-}
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 # 3. the installed spmv-bench-mpi starts without LD_LIBRARY_PATH (RUNPATH $ORIGIN/../lib)
 out=$(env -u LD_LIBRARY_PATH "$mpiexec" -n 1 "$@" "$prefix/bin/spmv-bench-mpi" --help 2>&1) ||

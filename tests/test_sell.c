@@ -984,6 +984,67 @@ static void test_tiny_example(void)
     spmv_crs_free(A);
 }
 
+/* Chunks that store nothing: col and val are never NULL (nor runbase where chunkruns is set), so that the kernels'
+ * chunk pointers (val + chunkptr[k], runbase + runptr[k]) are defined (UBSan: "applying zero offset to null pointer"
+ * in sell_avx512.c and sell_avx2.c, scripts/test-sanitize.sh); the products stay right. One dense row in the CRS
+ * part and empty chunks, all rows empty, and run columns asked for where none is found. */
+static void test_empty_chunks(void)
+{
+    enum { N = 40 };
+    int64_t rp[N + 1];
+    int32_t col[N];
+    double val[N], x[N], y[N], want[N];
+    for (int i = 0; i <= N; i++) rp[i] = N; /* row 0 dense, the others empty */
+    rp[0] = 0;
+    for (int j = 0; j < N; j++) col[j] = j, val[j] = j + 1.0, x[j] = 1.0 / (j + 1);
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_crs_from_arrays(N, N, rp, col, val, &A) == SPMV_OK);
+    for (int C = 4; C <= 32; C *= 2) {
+        spmv_sell_opts o = spmv_sell_opts_default();
+        o.C = C;
+        o.long_rows = 8; /* row 0 (40 entries) goes to the CRS part: the chunks hold only empty rows */
+        o.runs = 1;      /* run detection on: chunkruns set, no run column found */
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        CU_ASSERT(S->nlong >= 1 && S->chunkptr[S->nchunks] == 0 && S->stored == N);
+        CU_ASSERT(S->col != NULL && S->val != NULL);
+        CU_ASSERT(!S->chunkruns || S->runbase != NULL);
+        for (int i = 0; i < N; i++) y[i] = want[i] = i;
+        want[0] = 0.5 * 0 + 2.0 * N; /* sum_j (j + 1) / (j + 1) = N, times alpha 2; y[i] *= 0.5 elsewhere */
+        for (int i = 1; i < N; i++) want[i] *= 0.5;
+        CU_ASSERT(spmv_sell_mv(S, 2.0, x, 0.5, y) == SPMV_OK);
+        for (int i = 0; i < N; i++) CU_ASSERT_DOUBLE_EQUAL(y[i], want[i], 1e-12);
+        spmv_crs *B = NULL;
+        CU_ASSERT_FATAL(spmv_sell_to_crs(S, &B) == SPMV_OK);
+        CU_ASSERT(B->nnz == N && B->rowptr[1] == N);
+        spmv_crs_free(B);
+        spmv_sell_free(S);
+    }
+    spmv_crs_free(A);
+    /* all rows empty, with and without run detection */
+    int64_t rz[N + 1] = {0};
+    spmv_crs *Z = NULL;
+    CU_ASSERT_FATAL(spmv_crs_from_arrays(N, N, rz, col, val, &Z) == SPMV_OK);
+    for (int runs = 0; runs <= 1; runs++) {
+        spmv_sell_opts o = spmv_sell_opts_default();
+        o.C = 8;
+        o.runs = runs;
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(Z, &o, &S) == SPMV_OK);
+        CU_ASSERT(S->stored == 0 && S->col != NULL && S->val != NULL);
+        CU_ASSERT(!S->chunkruns || S->runbase != NULL);
+        for (int i = 0; i < N; i++) y[i] = i;
+        CU_ASSERT(spmv_sell_mv(S, 1.0, x, 0.0, y) == SPMV_OK);
+        for (int i = 0; i < N; i++) CU_ASSERT(y[i] == 0.0);
+        spmv_crs *B = NULL;
+        CU_ASSERT_FATAL(spmv_sell_to_crs(S, &B) == SPMV_OK);
+        CU_ASSERT(B->nnz == 0 && B->rows == N);
+        spmv_crs_free(B);
+        spmv_sell_free(S);
+    }
+    spmv_crs_free(Z);
+}
+
 int main(void)
 {
     tu_suite("sell", (tu_case[]){{"defaults", test_defaults},
@@ -998,6 +1059,7 @@ int main(void)
                                  {"set_threads, beta, padding", test_set_threads_and_stats},
                                  {"argument errors", test_arg_errors},
                                  {"out of memory", test_out_of_memory},
+                                 {"chunks that store nothing (col, val, runbase not NULL)", test_empty_chunks},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
     return tu_run();

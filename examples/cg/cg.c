@@ -14,6 +14,7 @@
  * in different orders, so on an ill-conditioned matrix their iteration counts legitimately differ (bcsstk13:
  * 1358 / 1360 / 1367 seen); --same-iterations K requires SELL and fused SELL to stay within K iterations of CRS,
  * for well-conditioned matrices (HPCG) only. Exit status 0 when every check asked for holds. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include <spmv.h>
 
 #include <math.h>

@@ -255,7 +255,7 @@ static spmv_status rcm_order(const pattern *C, int32_t n, int32_t *perm, int32_t
             int32_t v = pat_i(C, k);
             if (v != u) adj[dst++] = rank[v];
         }
-        sort_i32(adj + adjp[r], dst - adjp[r]);
+        if (dst - adjp[r] > 1) sort_i32(adj + adjp[r], dst - adjp[r]); /* adj is NULL without off-diagonal entries */
     }
 
     /* Cuthill-McKee order in rank labels: seq (stored in perm) by position, pos (stored in iperm) by label */

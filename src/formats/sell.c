@@ -854,7 +854,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     const int par = S->nchunks > 1 && A->nnz >= SELL_PARALLEL_MIN;
 #pragma omp parallel if (par) reduction(| : failed)
     {
-        chunk_scratch sc;
+        chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed: scratch_free frees nothing */
         colval *tmp = NULL;
         int ok = T == 0 || scratch_init(&sc, C, widest) == 0;
         if (ok && T > 0 && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
@@ -883,7 +883,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             S->chunklen[k] = len > INT32_MAX ? -1 : (int32_t)len;
         }
         spmv__free(tmp);
-        if (T > 0 && ok) scratch_free(&sc);
+        scratch_free(&sc); /* also when tmp failed after the scratch succeeded */
     }
     if (failed) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
@@ -928,9 +928,11 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     st = sell_partition(S, opts->nthreads, fn, &S->part, &S->longpart, &S->longsplit, &S->nparts);
     if (st != SPMV_OK) goto fail;
 
-    S->col = spmv__malloc((size_t)cstored * sizeof *S->col);
-    S->val = spmv__malloc((size_t)cstored * sizeof *S->val);
-    if (cstored > 0 && (!S->col || !S->val)) {
+    /* never NULL, even when the chunks store nothing (every entry in the CRS part, or only empty rows): the kernels
+     * form chunk pointers (val + chunkptr[k]) for every chunk they write, and NULL + 0 is undefined */
+    S->col = spmv__malloc((cstored > 0 ? (size_t)cstored : 1) * sizeof *S->col);
+    S->val = spmv__malloc((cstored > 0 ? (size_t)cstored : 1) * sizeof *S->val);
+    if (!S->col || !S->val) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld stored entries", fn, (long long)cstored);
         goto fail;
     }
@@ -952,8 +954,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             goto fail;
         }
     }
-    if (S->nruns > 0) {
-        S->runbase = spmv__malloc((size_t)S->nruns * sizeof *S->runbase);
+    if (S->chunkruns) { /* even without a run column found: the kernels form run pointers (runbase + runptr[k]) for
+                           every chunk when chunkruns is set, and NULL + 0 is undefined */
+        S->runbase = spmv__malloc((S->nruns > 0 ? (size_t)S->nruns : 1) * sizeof *S->runbase);
         S->runmask = spmv__calloc((size_t)S->nruns * (size_t)mask_bytes(C) + 8, 1); /* + 8: see spmv_sell */
         if (!S->runbase || !S->runmask) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld run columns", fn, (long long)S->nruns);
@@ -977,7 +980,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
 #else
             int32_t t0 = 0, nt = 1;
 #endif
-            chunk_scratch sc;
+            chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed */
             colval *tmp = NULL;
             const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;
             int ok = cstored == 0 || scratch_init(&sc, C, widest) == 0;
@@ -996,7 +999,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                 if (nlong > 0) long_fill(S, src, rowmap, cmap, t, tmp);
             }
             spmv__free(tmp);
-            if (ok && cstored > 0) scratch_free(&sc);
+            scratch_free(&sc); /* also when tmp failed after the scratch succeeded */
         }
         if (failed) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
@@ -1096,7 +1099,8 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
                 A->col[dst + j] = cmap ? cmap[c] : c;
                 A->val[dst + j] = *pos_val(S, pos[j]);
             }
-            sort_pairs(A->col + dst, A->val + dst, n, tmp); /* runs first, and permuted numbering: sort back */
+            if (n > 1) /* (n = 0: A->col may be NULL, and NULL + 0 is undefined) */
+                sort_pairs(A->col + dst, A->val + dst, n, tmp); /* runs first, and permuted numbering: sort back */
         }
         spmv__free(pos);
         spmv__free(tmp);

@@ -11,6 +11,7 @@
  *     (the memory-bound ratio, a conservative bound for in-cache matrices where SELL gains more). Fewer expected
  *     multiplies than the break-even: stay in CRS and say so;
  *  3. with a trial budget (hints.trial_seconds > 0): convert, time CRS and SELL alternately, keep the faster. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include "internal.h"
 #include "kernel.h"
 

@@ -2,6 +2,7 @@
  * one built and usable here (or the one SPMV_ARCH forces), and within it the first kernel that fits a matrix. The
  * reference kernels fill every slot a family leaves open: a missing variant means slower, never a crash.
  * SPMV_VERBOSE=1 names each choice and, when it is not a kernel of the family in use, why. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include "internal.h"
 #include "kernel.h"
 

@@ -54,8 +54,9 @@ static spmv_status multiply(spmv_mpi_matrix *D, double alpha, const double *x, d
         rc = MPI_Irecv(w->halo + D->recv_ptr[k], D->recv_ptr[k + 1] - D->recv_ptr[k], MPI_DOUBLE, D->recv_rank[k],
                        SMPI_TAG_HALO, D->comm, &w->req[nr++]);
     int32_t ns = D->send_ptr[D->nsend];
-    if (st) memset(w->sendbuf, 0, (size_t)ns * sizeof *w->sendbuf);
-    else
+    if (st) {
+        if (ns > 0) memset(w->sendbuf, 0, (size_t)ns * sizeof *w->sendbuf); /* sendbuf is NULL when nothing is sent */
+    } else
         for (int32_t k = 0; k < ns; k++) w->sendbuf[k] = x[D->send_idx[k]];
     for (int32_t k = 0; rc == MPI_SUCCESS && k < D->nsend; k++)
         rc = MPI_Isend(w->sendbuf + D->send_ptr[k], D->send_ptr[k + 1] - D->send_ptr[k], MPI_DOUBLE, D->send_rank[k],
