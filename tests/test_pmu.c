@@ -180,6 +180,13 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Burn `s` seconds of this thread's CPU time (its own clock, not the wall clock). */
 static void spin_cpu(double s)
 {
@@ -282,6 +289,7 @@ static void sw_per_thread(void)
     CU_ASSERT_EQUAL_FATAL(sw_group(T, &g, why, sizeof why), PMU_OK);
     CU_ASSERT_EQUAL(pmu_group_threads(g), T);
     double cpu[T] = {0}, v[2], per[2 * T];
+    const double w0 = wall_now();
     CU_ASSERT_EQUAL(pmu_group_start(g), PMU_OK);
 #pragma omp parallel num_threads(T)
     {
@@ -291,10 +299,15 @@ static void sw_per_thread(void)
         cpu[t] = thread_cpu() - c0;
     }
     CU_ASSERT_EQUAL(pmu_group_stop(g), PMU_OK);
+    const double wall = wall_now() - w0;
     CU_ASSERT_EQUAL(pmu_group_read(g, v, NULL, per), PMU_OK);
     double sum = 0;
+    /* each thread's group sees at least the CPU time the thread burnt inside the region, and at most the wall time
+     * from start to stop: between the two lies what the OpenMP runtime's threads spin before and after the region,
+     * which depends on the load, so no closer bound holds on a shared machine */
     for (int t = 0; t < T; t++) {
-        CU_ASSERT(fabs(per[2 * t] * 1e-9 - cpu[t]) <= 0.1 * cpu[t] + 0.003);
+        CU_ASSERT(per[2 * t] * 1e-9 >= 0.9 * cpu[t] - 0.001);
+        CU_ASSERT(per[2 * t] * 1e-9 <= wall + 0.003);
         sum += per[2 * t];
     }
     NEAR(v[0], sum, 1e-6 * sum);
