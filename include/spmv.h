@@ -297,7 +297,9 @@ SPMV_API spmv_sell_opts spmv_sell_opts_default(void);
  * SIMD kernel loads with one contiguous (masked) load instead of a gather, and without reading the C column
  * indices (4 + C/8 bytes per C entries instead of 4C). Bit r of the mask (byte r/8 of runmask + q*ceil(C/8), bit
  * r%8) says whether lane r holds an entry; lanes without one are padding. Run columns are the keys b = column - r
- * that at least `runs` lanes of the chunk share (the idea of the DIA format, applied per chunk; see sell.c).
+ * that at least `runs` lanes of the chunk share (the idea of the DIA format, applied per chunk; see sell.c). The full
+ * run columns (every lane holds an entry) come first, chunkfull[k] of them, then the others; each group in ascending
+ * key order.
  * The remaining columns are ordinary gather columns: lane r holds the row's other entries in ascending column
  * order, then padding. col[] holds every stored entry's column, run columns included, so any kernel may ignore
  * the run metadata and read col[] instead.
@@ -334,6 +336,9 @@ typedef struct spmv_sell {
     uint8_t *runmask;   /**< length nruns*ceil(C/8) + 8: lane r of run column q holds an entry iff bit r%8 of byte
                            runmask[q*ceil(C/8) + r/8] is set; the last 8 bytes are zero padding, so a kernel may read
                            any 8 bytes starting inside the masks */
+    int32_t *chunkfull; /**< length nchunks (never NULL where chunkruns is not): the first chunkfull[k] run columns of
+                           chunk k are full -- every lane holds an entry (mask all ones), so a kernel may read x there
+                           with unmasked loads and no mask (0 <= chunkfull[k] <= chunkruns[k]) */
     int xaccess;        /**< x-access variant asked for (spmv_sell_opts.xaccess, resolved; the kernel's own is in
                            spmv_sell_kernel_shape) */
     int64_t nidx16;     /**< stored entries of gather columns with 16-bit indices (0: none) */

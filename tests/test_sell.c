@@ -204,13 +204,27 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
             CHK(S->chunkruns[k] == nrun && S->runptr[k] == q0);
         }
         const int64_t base = S->chunkptr[k];
+        /* the stored order of the run columns: the full ones (every one of the C lanes has the key's column) first,
+         * then the others, each group ascending */
+        int32_t *sk = malloc(((size_t)nrun + 1) * sizeof *sk), nfull = 0;
+        for (int pass = 0, m = 0; pass < 2; pass++)
+            for (int32_t q = 0; q < nrun; q++) {
+                int full = nl == C;
+                for (int32_t r = 0; full && r < C; r++) {
+                    const int32_t want = keys[q] + r;
+                    full = bsearch(&want, lc + lst[r], (size_t)S->rowlen[r0 + r], sizeof *lc, cmp_i32) != NULL;
+                }
+                if (full == (pass == 0)) sk[m++] = keys[q];
+                nfull += pass == 0 && full;
+            }
+        if (T > 0) CHK(S->chunkfull != NULL && S->chunkfull[k] == nfull);
         /* run columns */
         for (int32_t q = 0; q < nrun && bad == 0; q++) {
-            CHK(S->runbase[q0 + q] == keys[q]);
+            CHK(S->runbase[q0 + q] == sk[q]);
             int32_t lane0 = -1;
             for (int32_t r = 0; r < C; r++) {
-                int32_t e = -1, want = keys[q] + r;
-                if (r < nl) { /* the lane's entry with column keys[q] + r, by binary search */
+                int32_t e = -1, want = sk[q] + r;
+                if (r < nl) { /* the lane's entry with column sk[q] + r, by binary search */
                     const int32_t *hit = bsearch(&want, lc + lst[r], (size_t)S->rowlen[r0 + r], sizeof *lc, cmp_i32);
                     if (hit) e = (int32_t)(hit - (lc + lst[r]));
                 }
@@ -219,7 +233,7 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
                 if (e >= 0 && lane0 < 0) lane0 = r;
                 const int64_t p = base + (int64_t)q * C + r;
                 if (e >= 0) {
-                    CHK(S->col[p] == keys[q] + r);
+                    CHK(S->col[p] == sk[q] + r);
                     CHK(memcmp(&S->val[p], &lv[lst[r] + e], sizeof(double)) == 0);
                 }
             }
@@ -227,8 +241,8 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
                 const int64_t p = base + (int64_t)q * C + r;
                 if (S->runmask[(q0 + q) * mb + r / 8] >> (r % 8) & 1) continue;
                 CHK(S->val[p] == 0.0 && !signbit(S->val[p]));
-                int64_t want = (int64_t)keys[q] + r;
-                CHK(S->col[p] == (want >= 0 && want < S->cols ? want : (int64_t)keys[q] + lane0));
+                int64_t want = (int64_t)sk[q] + r;
+                CHK(S->col[p] == (want >= 0 && want < S->cols ? want : (int64_t)sk[q] + lane0));
             }
         }
         /* gather columns: the lane's other entries ascending, then padding */
@@ -259,7 +273,7 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
             }
         }
         q0 += nrun;
-        free(lc), free(lst), free(lv), free(inrun), free(keys);
+        free(lc), free(lst), free(lv), free(inrun), free(keys), free(sk);
     }
     CHK(S->stored == S->chunkptr[S->nchunks]);
     CHK(S->nruns == q0);

@@ -2,7 +2,8 @@
  * in Alappat et al., PMBS 2020, Sect. V), for x86 cores without AVX-512 (AMD Zen 2/3, Intel client and older server
  * parts). The same design as the AVX-512 family (src/kernels/avx512/sell_avx512.c) on 4-double ymm registers:
  *  - run columns (the first chunkruns[k] columns): one masked contiguous load of x per 4 lanes (vmaskmovpd; the
- *    lane mask comes from the run's mask nibble through a 16-entry table), no index load;
+ *    lane mask comes from the run's mask nibble through a 16-entry table), no index load; plain loads in the
+ *    first chunkfull[k] run columns, where every lane holds an entry;
  *  - gather columns: x by vgatherdpd ymm (variant "gather") or by 4 scalar loads and an insert (variant "emul":
  *    vmovsd + vmovhpd pairs, vinsertf128). AVX2 gathers are slow on AMD cores as well; the family times both once
  *    per process (family.c) and uses the faster one by default.
@@ -118,9 +119,18 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
             for (int v = 0; v < NV; v++) acc[u][v] = _mm256_setzero_pd();
         int32_t j = 0;
         if (S->chunkruns) {
-            const int32_t R = S->chunkruns[k], RU = R - R % U;
+            const int32_t R = S->chunkruns[k], F = S->chunkfull[k], FU = F - F % U, RU = R - (R - FU) % U;
             const int32_t *rb = S->runbase + S->runptr[k];
             const uint8_t *rm = S->runmask + S->runptr[k] * MB;
+            for (; j < FU; j += U, vp += U * C, rb += U, rm += U * MB) { /* full run columns: plain loads */
+                AVX2_UNROLL
+                for (int u = 0; u < U; u++)
+                    AVX2_UNROLL
+                    for (int v = 0; v < NV; v++) {
+                        const __m256d xv = _mm256_loadu_pd(x + rb[u] + 4 * v);
+                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v), xv, acc[u][v]);
+                    }
+            }
             for (; j < RU; j += U, vp += U * C, rb += U, rm += U * MB) {
                 AVX2_UNROLL
                 for (int u = 0; u < U; u++)

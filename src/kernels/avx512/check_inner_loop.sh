@@ -3,7 +3,8 @@
 # nt) against its machine code (objdump of the built objects). For each SELL kernel, sell_avx512_<x>[_nt]_c<C>:
 #  - gather columns: innermost loops (one per alpha/beta path, 3) with e = C/8 * mve zmm FMAs and, for x = gather, e
 #    vgatherdpd and e index loads; for x = emul, no gather, e vinsertf64x4 and 8e scalar x loads (vmovsd/vmovhpd);
-#  - run columns (runs = 1): 3 innermost loops with e masked zmm loads of x and e FMAs, no index load;
+#  - run columns (runs = 1): 3 innermost loops with e masked zmm loads of x and e FMAs, no index load; and 3 over the
+#    full run columns with e unmasked x loads, e value loads and e FMAs, no mask, index or gather;
 #  - no stack access in those loops (the accumulators stay in registers), no scalar double arithmetic;
 #  - masked stores (last chunk); a scatter (gather variant, original order); streaming stores exactly in nt ones.
 # CRS (crs_avx512): a loop of mve scalar FMAs (vfmadd...sd), no gather.
@@ -100,6 +101,8 @@ while read -r fam name format C width mve x runs nt; do
   if [ "$runs" = 1 ]; then
     n=$(count_loops "$fn" "\$1 == 0 && \$2 == $e && \$9 == $e && \$5 == 0 && \$3 == 0 && \$4 == 0")
     report "$fn" "$n" "$e x (masked x load, vfmadd231pd zmm) over run columns, no index load"
+    n=$(count_loops "$fn" "\$1 == 0 && \$2 == $e && \$9 == 0 && \$6 == 2 * $e && \$5 == 0 && \$3 == 0 && \$4 == 0")
+    report "$fn" "$n" "$e x (unmasked x load, value load, vfmadd231pd zmm) over full run columns, no mask or index load"
   fi
   need "$fn" 'vmovupd[ \t]+ZMMWORD PTR \[[^]]*\]\{k[1-7]\}' "masked store (last chunk)"
   if [ "$nt" = 1 ]; then need "$fn" 'vmovntpd' "streaming store"
