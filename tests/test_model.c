@@ -238,6 +238,9 @@ static void test_parse_errors(void)
     expect_parse_error("\n\nFMA latency: -4 cy\n", "t.machine:3: 'FMA latency': negative value");
     expect_parse_error("model name: x\nways: 4\n", "t.machine:2: 'ways' outside a level");
     expect_parse_error("model name x\n", "t.machine:1: expected 'key: value'");
+    /* bytes from the file are escaped in the message, nothing raw reaches a terminal (found by fuzz_machine) */
+    expect_parse_error("model name: x\nclock\033[2J: 3 GHz\n", "t.machine:2: unknown key 'clock\\x1b[2J'");
+    expect_parse_error("clock: 3 G\tHz\n", "t.machine:1: 'clock': unit 'G\\x09Hz' is not GHz");
     expect_parse_error("level: L1\n transfers overlap: sometimes\n",
                        "t.machine:2: 'transfers overlap': expected none, full or a64fx-partial");
     expect_parse_error("level: L1\n ways: 4\n ways: 8\n", "t.machine:3: duplicate key 'ways' in level L1");
