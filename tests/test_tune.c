@@ -282,6 +282,8 @@ static void test_db_bytes(void)
     expect_parse_error("esc2.txt", "choice: m\n  isa: \x01\xff\\ \xc3\xa9\n",
                        "2: 'isa': '\\x01\\xff\\\\ \xc3\xa9' is not a kernel family (ref, avx512, avx2, sve)");
     expect_parse_error("esc3.txt", "choice: m\n  threads: 1\x07\n", "2: 'threads': '1\\x07' is not an integer in [1, 4096]");
+    /* the label in the message of a record that lacks a key (found by fuzz_db) */
+    expect_parse_error("esc4.txt", "choice: x\r: A\tB\r\n", "1: choice 'x\\x0d: A\\x09B': missing key 'cpu'");
     /* 5000 characters on line 3 */
     static char big[6000];
     int k = snprintf(big, sizeof big, "# x\nchoice: m\n  cpu: ");

@@ -113,12 +113,13 @@ static int parse_dbl(const char *s, double *v, int allow_unit_s)
 static spmv_status close_record(parser *p)
 {
     if (!p->open) return SPMV_OK;
+    const spmv_tune_record *r = &p->recs[p->n - 1];
+    char label[520]; /* the label from the file, escaped as in perr */
+    spmv__escape(label, sizeof label, r->matrix, 120);
     for (int k = 0; k < K_COUNT; k++)
-        if (key_required(k) && !p->seen[k]) {
-            spmv_tune_record *r = &p->recs[p->n - 1];
+        if (key_required(k) && !p->seen[k])
             return spmv__error(SPMV_ERR_PARSE, "%s:%d: choice '%s': missing key '%s'", p->path, p->open_line,
-                               r->matrix, key_name[k]);
-        }
+                               label, key_name[k]);
     p->open = 0;
     return SPMV_OK;
 }
