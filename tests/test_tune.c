@@ -184,6 +184,9 @@ static void test_db_roundtrip(void)
     spmv_tune_record bad = a;
     bad.C = 0;
     CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
+    bad = a;
+    bad.C = 128, bad.has_variant = 1, bad.runs = 8; /* run columns need C <= 64 */
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_tune_db_store(NULL, &a), SPMV_ERR_ARG);
 }
 
@@ -236,6 +239,11 @@ static void test_db_malformed(void)
     expect_parse_error("e13.txt", "choice: m\n  threads: 100000\n",
                        "2: 'threads': '100000' is not an integer in [1, 4096]");
     expect_parse_error("e14.txt", "choice: m\n  threads: -2\n", "2: 'threads': '-2' is not an integer in [1, 4096]");
+    /* run columns need C <= 64: a record with both is corrupt (applied as auto parameters it failed the conversion
+     * with an argument error; found by fuzz_db) */
+    expect_parse_error("e17.txt", "choice: big\n  runs: 8\n  cpu: X\n  isa: ref\n  cores: 2\n  rows: 10\n  cols: 10\n"
+                       "  nnz: 30\n  nzr min: 3\n  nzr mean: 3\n  nzr max: 3\n  C: 128\n  sigma: 1\n  rcm: off\n  threads: 2\n",
+                       "1: choice 'big': runs 8 with C = 128 (run columns need C <= 64)");
     expect_parse_error("e10.txt", "choice: m\n  just text\n", "2: expected 'key: value', got 'just text'");
     /* a missing key is reported at the record's "choice:" line, also when another record follows */
     expect_parse_error("e11.txt", "\n\nchoice: first\n  cpu: X\nchoice: second\n" GOOD_BODY,

@@ -120,6 +120,11 @@ static spmv_status close_record(parser *p)
         if (key_required(k) && !p->seen[k])
             return spmv__error(SPMV_ERR_PARSE, "%s:%d: choice '%s': missing key '%s'", p->path, p->open_line,
                                label, key_name[k]);
+    /* run columns need C <= 64 (spmv_sell_opts.runs): such a record is corrupt, not a choice to pass on (applied as
+     * auto parameters it made spmv_sell_from_crs fail with an argument error the caller never made) */
+    if (r->has_variant && r->runs > 0 && r->C > 64)
+        return spmv__error(SPMV_ERR_PARSE, "%s:%d: choice '%s': runs %d with C = %d (run columns need C <= 64)",
+                           p->path, p->open_line, label, r->runs, r->C);
     p->open = 0;
     return SPMV_OK;
 }
@@ -408,6 +413,8 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
     if (r->C < 1 || r->sigma < 1 || r->nthreads < 1 || r->nthreads > SPMV_TUNE_DB_MAX_THREADS || r->host.cores < 1 || !r->host.cpu[0] || !r->host.isa[0])
         return spmv__error(SPMV_ERR_ARG, "%s: C = %d, sigma = %d, threads = %d (<= 4096), cores = %d (>= 1), cpu '%s', isa '%s'",
                            fn, r->C, r->sigma, r->nthreads, r->host.cores, r->host.cpu, r->host.isa);
+    if (r->has_variant && (r->runs < 0 || (r->runs > 0 && r->C > 64)))
+        return spmv__error(SPMV_ERR_ARG, "%s: runs = %d with C = %d (0, or run columns with C <= 64)", fn, r->runs, r->C);
     spmv_tune_record *recs;
     int32_t n;
     spmv_status st = spmv_tune_db_read(path, &recs, &n);
