@@ -338,6 +338,27 @@ static void test_db_bytes(void)
     remove(db);
 }
 
+/* what spmv_tune_db_store writes reads back: free text with control bytes is written with '?' for them, never as an
+ * empty value the reader refuses (a cpu of control bytes alone made the database unreadable; found by fuzz_db) */
+static void test_db_written_readable(void)
+{
+    const char *db = tmp_path("readable.txt");
+    remove(db);
+    spmv_tune_record r = sample_record(), *recs = NULL;
+    int32_t n = 0;
+    snprintf(r.host.cpu, sizeof r.host.cpu, "\x01\x02");
+    snprintf(r.matrix, sizeof r.matrix, "m\tx\x1b");
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_read(db, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_STRING_EQUAL(recs[0].host.cpu, "??");
+    CU_ASSERT_STRING_EQUAL(recs[0].matrix, "m x?");
+    spmv_tune_db_free(recs);
+    snprintf(r.host.cpu, sizeof r.host.cpu, " \t# "); /* nothing left to write */
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &r), SPMV_ERR_ARG);
+    remove(db);
+}
+
 static void test_db_path(void)
 {
     char buf[512], *old = getenv("SPMV_TUNE_DB") ? strdup(getenv("SPMV_TUNE_DB")) : NULL;
@@ -932,6 +953,7 @@ int main(void)
     tu_suite("tune database", (tu_case[]){{"write, read, match, no match, replace", test_db_roundtrip},
                                           {"malformed files: FILE:LINE: reason", test_db_malformed},
                                           {"NUL bytes, control bytes, long lines, full disk", test_db_bytes},
+                                          {"what is written reads back", test_db_written_readable},
                                           {"path: SPMV_TUNE_DB, XDG_DATA_HOME", test_db_path},
                                           {NULL, NULL}});
     tu_suite("tune lists and model defaults",

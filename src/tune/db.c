@@ -346,11 +346,14 @@ spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h, const s
 
 /* ---------------------------------------------------------------------------------------------- writing */
 
+/* free text for a value: '#' (a comment) and tabs become blanks, other control bytes '?' -- not blanks, which the
+ * reader trims: a cpu of control bytes alone was written as an empty value that made the file unreadable */
 static void clean(char *dst, size_t size, const char *s)
 {
     snprintf(dst, size, "%s", s ? s : "");
     for (char *p = dst; *p; p++)
-        if (*p == '#' || (unsigned char)*p < 32) *p = ' ';
+        if (*p == '#' || *p == '\t') *p = ' ';
+        else if ((unsigned char)*p < 32) *p = '?';
 }
 
 static int write_record(FILE *f, const spmv_tune_record *r)
@@ -413,6 +416,8 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
     if (r->C < 1 || r->sigma < 1 || r->nthreads < 1 || r->nthreads > SPMV_TUNE_DB_MAX_THREADS || r->host.cores < 1 || !r->host.cpu[0] || !r->host.isa[0])
         return spmv__error(SPMV_ERR_ARG, "%s: C = %d, sigma = %d, threads = %d (<= 4096), cores = %d (>= 1), cpu '%s', isa '%s'",
                            fn, r->C, r->sigma, r->nthreads, r->host.cores, r->host.cpu, r->host.isa);
+    if (!r->host.cpu[strspn(r->host.cpu, " \t#")])
+        return spmv__error(SPMV_ERR_ARG, "%s: cpu '%s' is blank (it would be written as an empty value)", fn, r->host.cpu);
     if (r->has_variant && (r->runs < 0 || (r->runs > 0 && r->C > 64)))
         return spmv__error(SPMV_ERR_ARG, "%s: runs = %d with C = %d (0, or run columns with C <= 64)", fn, r->runs, r->C);
     spmv_tune_record *recs;
