@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -356,7 +357,19 @@ static void test_db_written_readable(void)
     spmv_tune_db_free(recs);
     snprintf(r.host.cpu, sizeof r.host.cpu, " \t# "); /* nothing left to write */
     CU_ASSERT_EQUAL(spmv_tune_db_store(db, &r), SPMV_ERR_ARG);
+    /* a measurement at the bottom of the normal range is written with 6 digits as a subnormal, which strtod reports
+     * as ERANGE: it reads back (it was "not a number" and the database unreadable; found by fuzz_db) */
+    r = sample_record();
+    r.gflops = DBL_MIN;
     remove(db);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_read(db, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_DOUBLE_EQUAL(recs[0].gflops, DBL_MIN, 1e-5 * DBL_MIN);
+    spmv_tune_db_free(recs);
+    remove(db);
+    expect_parse_error("e18.txt", "choice: m\n  gflops: 1e-400\n  limit gflops: 1e400\n",
+                       "3: 'limit gflops': '1e400' is not a number >= 0"); /* underflow 0 accepted, overflow not */
 }
 
 static void test_db_path(void)

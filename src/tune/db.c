@@ -102,7 +102,9 @@ static int parse_dbl(const char *s, double *v, int allow_unit_s)
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || errno || !isfinite(x) || x < 0) return 0;
+    /* ERANGE: an overflow is +-Inf (rejected below); an underflow is the subnormal or zero it rounds to, a value like
+     * any other (rejecting it made a stored 2.2250738585072014e-308, written as 2.22507e-308, unreadable) */
+    if (end == s || (errno && errno != ERANGE) || !isfinite(x) || x < 0) return 0;
     while (*end == ' ' || *end == '\t') end++;
     if (allow_unit_s && !strcmp(end, "s")) end++;
     if (*end) return 0;
