@@ -530,6 +530,24 @@ static void test_alpha_lru_exact(void)
                     cf[i].line, cf[i].ways, (long long)a.misses, (long long)ref);
         CU_ASSERT_EQUAL(a.misses, ref);
     }
+    /* a cache larger than all the lines the multiply touches: the compulsory misses (one per line of x used), alone
+     * or with the competing streams, exact or sampled, whatever its size or associativity -- and in memory bounded by
+     * the matrix, not by the cache (a 32 GiB cache allocated 4-8 GB; found by fuzz_machine with a large L3) */
+    uint8_t *used = calloc(20000 / 8 + 1, 1);
+    int64_t lines = 0;
+    for (int64_t k = 0; k < A->nnz; k++)
+        if (!used[A->col[k] / 8]++) lines++;
+    free(used);
+    for (int32_t w = 0; w <= 32; w += 8)
+        for (int streams = 0; streams <= 1; streams++) {
+            spmv_alpha_opts o = spmv_alpha_opts_default();
+            o.streams = streams;
+            CU_ASSERT_EQUAL(spmv_crs_alpha_ex(A, (int64_t)32 << 30, 64, w, 1, 1, &o, &a), SPMV_OK);
+            CU_ASSERT_EQUAL(a.misses, lines);
+            o.max_accesses = 5000; /* sampled */
+            CU_ASSERT_EQUAL(spmv_crs_alpha_ex(A, (int64_t)32 << 30, 64, w, 4, 2, &o, &a), SPMV_OK);
+            CU_ASSERT(a.lo >= a.alpha_min - 1e-12 && a.alpha <= a.alpha_max + 1e-12);
+        }
     spmv_crs_free(A);
 }
 
