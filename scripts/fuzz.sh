@@ -59,9 +59,10 @@ if ! cmake --build "$bdir" -j"${SPMV_FUZZ_JOBS:-$(nproc)}" "${targets[@]}" > "$b
 fi
 
 shared="${SPMV_TEST_MATRICES:-$root/../shared/matrices}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0}"
+# the third-party leaks the sanitizer leg suppresses too (libomp keeps its thread pools until the process ends)
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/scripts/lsan.supp:print_suppressions=0}"
 export OMP_WAIT_POLICY=passive
 command -v llvm-symbolizer > /dev/null || [ ! -x /usr/lib/llvm-14/bin/llvm-symbolizer ] ||
     export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer

@@ -9,9 +9,9 @@
  * guard refuses (and then the stored count of spmv_tune_stored really exceeds the guard); SELL -> CRS gives A
  * back; every CRS and SELL kernel of every family usable on this CPU (spmv_arch_usable; the kernel set by hand,
  * as the registry would choose it for other options) gives the plain loop's y, in the original or permuted order,
- * at several thread partitions; the fused multiply's dot products; new values (spmv_sell_update_values);
- * spmv_tune_stored equals the stored entries where it claims to; RCM gives a permutation; the handle
- * (spmv_matrix_optimize) multiplies correctly. Seeds: tests/fuzz/seeds/sell. */
+ * at several thread partitions, the CRS part of a hybrid matrix through every CRS kernel; the fused multiply's dot
+ * products; new values (spmv_sell_update_values); spmv_tune_stored equals the stored entries where it claims to;
+ * RCM gives a permutation; the handle (spmv_matrix_optimize) multiplies correctly. Seeds: tests/fuzz/seeds/sell. */
 #include "fuzz_common.h"
 #include "kernel.h"
 
@@ -192,17 +192,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int32_t i = 0; i < p->rows; i++) y0[i] = p->exact ? (double)(i % 5 - 2) : 0.5 + i / 3.0;
     reference(p, x, y0, want, abs);
 
-    /* CRS: every usable family's CRS kernel, 1 and 3 parts */
+    /* CRS: every CRS kernel of every usable family (also those the registry would not choose for A, e.g. the
+     * short-row ones: a kernel's accepts_crs is about speed), 1 and 3 parts */
     const spmv_kernel *crs_kernel = A->kernel;
     for (int a = 0; a < spmv_arch_count(); a++) {
         const spmv_family *f = spmv__family((spmv_arch)a);
         if (!f || !spmv_arch_usable((spmv_arch)a)) continue;
-        A->kernel = family_crs(f);
-        for (int nt = 1; nt <= 3; nt += 2) {
-            FZ_CHECK(spmv_crs_set_threads(A, nt) == SPMV_OK, "crs threads");
-            for (int32_t i = 0; i < p->rows; i++) y[i] = p->beta == 0 ? NAN : y0[i];
-            FZ_CHECK(spmv_crs_mv(A, p->alpha, x, p->beta, y) == SPMV_OK, "crs mv");
-            compare(p, y, want, abs, "CRS", A->kernel->name);
+        for (const spmv_kernel *const *k = f->kernels; k && *k; k++) {
+            if (!(*k)->crs || !(*k)->dot) continue;
+            A->kernel = *k;
+            for (int nt = 1; nt <= 3; nt += 2) {
+                FZ_CHECK(spmv_crs_set_threads(A, nt) == SPMV_OK, "crs threads");
+                for (int32_t i = 0; i < p->rows; i++) y[i] = p->beta == 0 ? NAN : y0[i];
+                FZ_CHECK(spmv_crs_mv(A, p->alpha, x, p->beta, y) == SPMV_OK, "crs mv");
+                compare(p, y, want, abs, "CRS", A->kernel->name);
+            }
         }
     }
     A->kernel = crs_kernel;
@@ -275,6 +279,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sell_mv(S, p, x, y0, y, tx, ty);
     compare(p, y, want, abs, "SELL", "reference");
     S->kernel = sk;
+    /* the CRS part of a hybrid matrix through every CRS kernel's partial-row entry point */
+    for (int a = 0; a < spmv_arch_count() && S->nlong > 0; a++) {
+        const spmv_family *f = spmv__family((spmv_arch)a);
+        if (!f || !spmv_arch_usable((spmv_arch)a)) continue;
+        for (const spmv_kernel *const *k = f->kernels; k && *k; k++) {
+            if (!(*k)->crs || !(*k)->dot) continue;
+            S->long_kernel = *k;
+            sell_mv(S, p, x, y0, y, tx, ty);
+            compare(p, y, want, abs, "SELL, CRS part", (*k)->name);
+        }
+    }
     S->long_kernel = lk;
 
     /* the fused multiply: y as above, and <x, y>, <y, y> of the new y */
