@@ -29,7 +29,8 @@ extern "C" {
  *   rows: N   cols: N   nnz: N   nzr min: N   nzr mean: X   nzr max: N   the matrix (spmv_tune_fingerprint)
  *   order: original|permuted                                          vector order measured (optional: original)
  *   C: N   sigma: N   rcm: on|off   threads: N (1..4096)             the choice
- *   runs: N   x access: gather|emul                                   kernel variant of the choice (optional)
+ *   runs: N   x access: gather|emul                                   kernel variant of the choice (optional;
+ *                                                                     runs > 0 only with C <= 64)
  *   gflops: X   limit gflops: X   crs gflops: X   conversion: X s   date: TEXT     measurements (optional)
  * Every key at most once per record, all but the optional ones required; '#' in free text is written as a blank.
  * nzr mean is written with 17 significant digits (it reads back exactly), measurements with 6. A record matches

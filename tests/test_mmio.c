@@ -614,6 +614,11 @@ static void test_rejections(void)
 #define WITH_H(body) (snprintf(t, sizeof t, "%s%s", H, body), t)
     /* banner */
     expect_reject_text("", SPMV_ERR_PARSE, 1, "empty file");
+    /* bytes from the file are escaped in the message, nothing raw reaches a terminal (found by fuzz_mm) */
+    expect_reject_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 4\033[2J\n", SPMV_ERR_PARSE, 3,
+                       "control bytes in a value");
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "value '4\\x1b[2J' is not a number"));
+    CU_ASSERT_PTR_NULL(strchr(spmv_last_error(), '\033'));
     expect_reject_text("\n\n", SPMV_ERR_PARSE, 2, "only blank lines");
     expect_reject_text("% comment first\n%%MatrixMarket matrix coordinate real general\n1 1 0\n", SPMV_ERR_PARSE, 1,
                        "comment before banner");

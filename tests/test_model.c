@@ -238,6 +238,9 @@ static void test_parse_errors(void)
     expect_parse_error("\n\nFMA latency: -4 cy\n", "t.machine:3: 'FMA latency': negative value");
     expect_parse_error("model name: x\nways: 4\n", "t.machine:2: 'ways' outside a level");
     expect_parse_error("model name x\n", "t.machine:1: expected 'key: value'");
+    /* bytes from the file are escaped in the message, nothing raw reaches a terminal (found by fuzz_machine) */
+    expect_parse_error("model name: x\nclock\033[2J: 3 GHz\n", "t.machine:2: unknown key 'clock\\x1b[2J'");
+    expect_parse_error("clock: 3 G\tHz\n", "t.machine:1: 'clock': unit 'G\\x09Hz' is not GHz");
     expect_parse_error("level: L1\n transfers overlap: sometimes\n",
                        "t.machine:2: 'transfers overlap': expected none, full or a64fx-partial");
     expect_parse_error("level: L1\n ways: 4\n ways: 8\n", "t.machine:3: duplicate key 'ways' in level L1");
@@ -527,6 +530,24 @@ static void test_alpha_lru_exact(void)
                     cf[i].line, cf[i].ways, (long long)a.misses, (long long)ref);
         CU_ASSERT_EQUAL(a.misses, ref);
     }
+    /* a cache larger than all the lines the multiply touches: the compulsory misses (one per line of x used), alone
+     * or with the competing streams, exact or sampled, whatever its size or associativity -- and in memory bounded by
+     * the matrix, not by the cache (a 32 GiB cache allocated 4-8 GB; found by fuzz_machine with a large L3) */
+    uint8_t *used = calloc(20000 / 8 + 1, 1);
+    int64_t lines = 0;
+    for (int64_t k = 0; k < A->nnz; k++)
+        if (!used[A->col[k] / 8]++) lines++;
+    free(used);
+    for (int32_t w = 0; w <= 32; w += 8)
+        for (int streams = 0; streams <= 1; streams++) {
+            spmv_alpha_opts o = spmv_alpha_opts_default();
+            o.streams = streams;
+            CU_ASSERT_EQUAL(spmv_crs_alpha_ex(A, (int64_t)32 << 30, 64, w, 1, 1, &o, &a), SPMV_OK);
+            CU_ASSERT_EQUAL(a.misses, lines);
+            o.max_accesses = 5000; /* sampled */
+            CU_ASSERT_EQUAL(spmv_crs_alpha_ex(A, (int64_t)32 << 30, 64, w, 4, 2, &o, &a), SPMV_OK);
+            CU_ASSERT(a.lo >= a.alpha_min - 1e-12 && a.alpha <= a.alpha_max + 1e-12);
+        }
     spmv_crs_free(A);
 }
 

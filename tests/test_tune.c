@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -184,6 +185,9 @@ static void test_db_roundtrip(void)
     spmv_tune_record bad = a;
     bad.C = 0;
     CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
+    bad = a;
+    bad.C = 128, bad.has_variant = 1, bad.runs = 8; /* run columns need C <= 64 */
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_tune_db_store(NULL, &a), SPMV_ERR_ARG);
 }
 
@@ -236,6 +240,11 @@ static void test_db_malformed(void)
     expect_parse_error("e13.txt", "choice: m\n  threads: 100000\n",
                        "2: 'threads': '100000' is not an integer in [1, 4096]");
     expect_parse_error("e14.txt", "choice: m\n  threads: -2\n", "2: 'threads': '-2' is not an integer in [1, 4096]");
+    /* run columns need C <= 64: a record with both is corrupt (applied as auto parameters it failed the conversion
+     * with an argument error; found by fuzz_db) */
+    expect_parse_error("e17.txt", "choice: big\n  runs: 8\n  cpu: X\n  isa: ref\n  cores: 2\n  rows: 10\n  cols: 10\n"
+                       "  nnz: 30\n  nzr min: 3\n  nzr mean: 3\n  nzr max: 3\n  C: 128\n  sigma: 1\n  rcm: off\n  threads: 2\n",
+                       "1: choice 'big': runs 8 with C = 128 (run columns need C <= 64)");
     expect_parse_error("e10.txt", "choice: m\n  just text\n", "2: expected 'key: value', got 'just text'");
     /* a missing key is reported at the record's "choice:" line, also when another record follows */
     expect_parse_error("e11.txt", "\n\nchoice: first\n  cpu: X\nchoice: second\n" GOOD_BODY,
@@ -282,6 +291,8 @@ static void test_db_bytes(void)
     expect_parse_error("esc2.txt", "choice: m\n  isa: \x01\xff\\ \xc3\xa9\n",
                        "2: 'isa': '\\x01\\xff\\\\ \xc3\xa9' is not a kernel family (ref, avx512, avx2, sve)");
     expect_parse_error("esc3.txt", "choice: m\n  threads: 1\x07\n", "2: 'threads': '1\\x07' is not an integer in [1, 4096]");
+    /* the label in the message of a record that lacks a key (found by fuzz_db) */
+    expect_parse_error("esc4.txt", "choice: x\r: A\tB\r\n", "1: choice 'x\\x0d: A\\x09B': missing key 'cpu'");
     /* 5000 characters on line 3 */
     static char big[6000];
     int k = snprintf(big, sizeof big, "# x\nchoice: m\n  cpu: ");
@@ -326,6 +337,39 @@ static void test_db_bytes(void)
     if (d) closedir(d);
     CU_ASSERT_EQUAL(others, 0);
     remove(db);
+}
+
+/* what spmv_tune_db_store writes reads back: free text with control bytes is written with '?' for them, never as an
+ * empty value the reader refuses (a cpu of control bytes alone made the database unreadable; found by fuzz_db) */
+static void test_db_written_readable(void)
+{
+    const char *db = tmp_path("readable.txt");
+    remove(db);
+    spmv_tune_record r = sample_record(), *recs = NULL;
+    int32_t n = 0;
+    snprintf(r.host.cpu, sizeof r.host.cpu, "\x01\x02");
+    snprintf(r.matrix, sizeof r.matrix, "m\tx\x1b");
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_read(db, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_STRING_EQUAL(recs[0].host.cpu, "??");
+    CU_ASSERT_STRING_EQUAL(recs[0].matrix, "m x?");
+    spmv_tune_db_free(recs);
+    snprintf(r.host.cpu, sizeof r.host.cpu, " \t# "); /* nothing left to write */
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &r), SPMV_ERR_ARG);
+    /* a measurement at the bottom of the normal range is written with 6 digits as a subnormal, which strtod reports
+     * as ERANGE: it reads back (it was "not a number" and the database unreadable; found by fuzz_db) */
+    r = sample_record();
+    r.gflops = DBL_MIN;
+    remove(db);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db, &r), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_tune_db_read(db, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_DOUBLE_EQUAL(recs[0].gflops, DBL_MIN, 1e-5 * DBL_MIN);
+    spmv_tune_db_free(recs);
+    remove(db);
+    expect_parse_error("e18.txt", "choice: m\n  gflops: 1e-400\n  limit gflops: 1e400\n",
+                       "3: 'limit gflops': '1e400' is not a number >= 0"); /* underflow 0 accepted, overflow not */
 }
 
 static void test_db_path(void)
@@ -922,6 +966,7 @@ int main(void)
     tu_suite("tune database", (tu_case[]){{"write, read, match, no match, replace", test_db_roundtrip},
                                           {"malformed files: FILE:LINE: reason", test_db_malformed},
                                           {"NUL bytes, control bytes, long lines, full disk", test_db_bytes},
+                                          {"what is written reads back", test_db_written_readable},
                                           {"path: SPMV_TUNE_DB, XDG_DATA_HOME", test_db_path},
                                           {NULL, NULL}});
     tu_suite("tune lists and model defaults",

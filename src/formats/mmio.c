@@ -32,11 +32,12 @@
 static spmv_status mm_err(spmv_status st, const char *path, int64_t line, const char *fmt, ...) SPMV_PRINTF(4, 5);
 static spmv_status mm_err(spmv_status st, const char *path, int64_t line, const char *fmt, ...)
 {
-    char reason[384];
+    char raw[384], reason[1200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    spmv__escape(reason, sizeof reason, raw, sizeof raw); /* tokens from the file: control bytes as \xHH */
     if (line >= 1) return spmv__error(st, "%s:%lld: %s", path, (long long)line, reason);
     return spmv__error(st, "%s: %s", path, reason);
 }

@@ -95,7 +95,7 @@ static int sell_key_cmp(const void *a, const void *b)
 }
 
 /* Bytes of one run column's mask. */
-static int32_t mask_bytes(int32_t C) { return (C + 7) / 8; }
+static int32_t mask_bytes(int32_t C) { return (int32_t)(((int64_t)C + 7) / 8); } /* C up to INT32_MAX */
 
 /* Per-thread scratch for one chunk: the lanes' entries (columns in stored numbering, ascending), run detection. */
 typedef struct chunk_scratch {

@@ -19,6 +19,7 @@ typedef struct lru {
     int64_t setmask; /* nsets - 1 when nsets is a power of two, else -1 */
     int64_t last;    /* line of the previous access, -1 none */
     int64_t misses;
+    int64_t capacity; /* lines of the cache simulated (the arrays may hold fewer: see lru_init) */
     /* small mode */
     int64_t *tags;   /* nsets*ways, -1 = empty, MRU first */
     /* hash mode */
@@ -46,11 +47,18 @@ static void lru_free(lru *c)
     memset(c, 0, sizeof *c);
 }
 
-/* capacity lines in total; ways 0 = fully associative. Sets = capacity / ways (a partial set is dropped). */
-static spmv_status lru_init(lru *c, int64_t lines, int64_t ways)
+/* capacity lines in total; ways 0 = fully associative. Sets = capacity / ways (a partial set is dropped). Every line
+ * number accessed is below ids: a cache with more sets than that (fully associative: more lines) never evicts, and
+ * one of ids sets (lines) gives the same misses -- only that much is allocated, so that a huge cache in a machine
+ * file costs no memory beyond the matrix's (a 60 GiB L3 took 8 GB for a 12 x 12 grid). */
+static spmv_status lru_init(lru *c, int64_t lines, int64_t ways, int64_t ids)
 {
     memset(c, 0, sizeof *c);
     if (ways <= 0 || ways > lines) ways = lines;
+    c->capacity = lines / ways * ways;
+    if (ids < 1) ids = 1;
+    if (ways == lines && lines > ids) lines = ways = ids;
+    else if (lines / ways > ids) lines = ids * ways;
     c->ways = ways;
     c->nsets = lines / ways;
     c->setmask = (c->nsets & (c->nsets - 1)) == 0 ? c->nsets - 1 : -1;
@@ -358,7 +366,6 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
     /* sampled: one thread at a time in its share of a shared cache */
     int64_t simcache = exact ? cache_bytes : cache_bytes / shared_by;
     if (simcache < line) simcache = line;
-    if ((st = lru_init(&m.c, simcache / line, ways))) goto done;
     spmv__partition(s.ptr, s.n, nthreads, part);
     m.sh = sh;
     m.streams = o->streams;
@@ -369,6 +376,9 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
     m.base_y = m.base_idx + ((nent * 4) >> sh) + 2;
     m.base_off = m.base_y + (((int64_t)s.rows * 8) >> sh) + 2;
     m.base_run = m.base_off + (((int64_t)(s.n + 1) * s.offs) >> sh) + 2;
+    /* every line id is below this: x's, or the run bases' (the last stream; at most one per entry) */
+    const int64_t ids = m.streams ? m.base_run + ((nent * 4) >> sh) + 2 : xlines + 1;
+    if ((st = lru_init(&m.c, simcache / line, ways, ids))) goto done;
     m.seen = seen;
     if (exact) {
         /* threads t0 .. t0+shared_by-1 share one cold cache; their rows interleave one row (chunk) at a time */
@@ -398,7 +408,7 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
         const int32_t ns = nthreads < 4 ? nthreads : 4;
         const double per_block = (double)o->max_accesses / ((double)B * ns);
         const double ratio = (double)cost / (double)(total > 0 ? total : 1); /* cache accesses per x access */
-        const int64_t lines = m.c.nsets * m.c.ways;
+        const int64_t lines = m.c.capacity;
         int64_t cnt_acc = 0, cnt_miss = 0, cnt_first = 0, cnt_reuse = 0;
         for (int32_t si = 0; si < ns; si++) {
             const int32_t t = (int32_t)(((double)si + 0.5) * nthreads / ns);

@@ -215,11 +215,12 @@ typedef struct parser {
 static spmv_status perr(const parser *p, const char *fmt, ...) SPMV_PRINTF(2, 3);
 static spmv_status perr(const parser *p, const char *fmt, ...)
 {
-    char msg[400];
+    char raw[400], msg[1200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    spmv__escape(msg, sizeof msg, raw, sizeof raw); /* text from the file: control bytes as \xHH, never raw */
     if (p->line > 0) return spmv__error(SPMV_ERR_PARSE, "%s:%d: %s", p->name, p->line, msg);
     return spmv__error(SPMV_ERR_PARSE, "%s: %s", p->name, msg);
 }

@@ -102,7 +102,9 @@ static int parse_dbl(const char *s, double *v, int allow_unit_s)
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || errno || !isfinite(x) || x < 0) return 0;
+    /* ERANGE: an overflow is +-Inf (rejected below); an underflow is the subnormal or zero it rounds to, a value like
+     * any other (rejecting it made a stored 2.2250738585072014e-308, written as 2.22507e-308, unreadable) */
+    if (end == s || (errno && errno != ERANGE) || !isfinite(x) || x < 0) return 0;
     while (*end == ' ' || *end == '\t') end++;
     if (allow_unit_s && !strcmp(end, "s")) end++;
     if (*end) return 0;
@@ -113,12 +115,18 @@ static int parse_dbl(const char *s, double *v, int allow_unit_s)
 static spmv_status close_record(parser *p)
 {
     if (!p->open) return SPMV_OK;
+    const spmv_tune_record *r = &p->recs[p->n - 1];
+    char label[520]; /* the label from the file, escaped as in perr */
+    spmv__escape(label, sizeof label, r->matrix, 120);
     for (int k = 0; k < K_COUNT; k++)
-        if (key_required(k) && !p->seen[k]) {
-            spmv_tune_record *r = &p->recs[p->n - 1];
+        if (key_required(k) && !p->seen[k])
             return spmv__error(SPMV_ERR_PARSE, "%s:%d: choice '%s': missing key '%s'", p->path, p->open_line,
-                               r->matrix, key_name[k]);
-        }
+                               label, key_name[k]);
+    /* run columns need C <= 64 (spmv_sell_opts.runs): such a record is corrupt, not a choice to pass on (applied as
+     * auto parameters it made spmv_sell_from_crs fail with an argument error the caller never made) */
+    if (r->has_variant && r->runs > 0 && r->C > 64)
+        return spmv__error(SPMV_ERR_PARSE, "%s:%d: choice '%s': runs %d with C = %d (run columns need C <= 64)",
+                           p->path, p->open_line, label, r->runs, r->C);
     p->open = 0;
     return SPMV_OK;
 }
@@ -340,11 +348,14 @@ spmv_status spmv_tune_db_find(const char *path, const spmv_tune_host *h, const s
 
 /* ---------------------------------------------------------------------------------------------- writing */
 
+/* free text for a value: '#' (a comment) and tabs become blanks, other control bytes '?' -- not blanks, which the
+ * reader trims: a cpu of control bytes alone was written as an empty value that made the file unreadable */
 static void clean(char *dst, size_t size, const char *s)
 {
     snprintf(dst, size, "%s", s ? s : "");
     for (char *p = dst; *p; p++)
-        if (*p == '#' || (unsigned char)*p < 32) *p = ' ';
+        if (*p == '#' || *p == '\t') *p = ' ';
+        else if ((unsigned char)*p < 32) *p = '?';
 }
 
 static int write_record(FILE *f, const spmv_tune_record *r)
@@ -407,6 +418,10 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
     if (r->C < 1 || r->sigma < 1 || r->nthreads < 1 || r->nthreads > SPMV_TUNE_DB_MAX_THREADS || r->host.cores < 1 || !r->host.cpu[0] || !r->host.isa[0])
         return spmv__error(SPMV_ERR_ARG, "%s: C = %d, sigma = %d, threads = %d (<= 4096), cores = %d (>= 1), cpu '%s', isa '%s'",
                            fn, r->C, r->sigma, r->nthreads, r->host.cores, r->host.cpu, r->host.isa);
+    if (!r->host.cpu[strspn(r->host.cpu, " \t#")])
+        return spmv__error(SPMV_ERR_ARG, "%s: cpu '%s' is blank (it would be written as an empty value)", fn, r->host.cpu);
+    if (r->has_variant && (r->runs < 0 || (r->runs > 0 && r->C > 64)))
+        return spmv__error(SPMV_ERR_ARG, "%s: runs = %d with C = %d (0, or run columns with C <= 64)", fn, r->runs, r->C);
     spmv_tune_record *recs;
     int32_t n;
     spmv_status st = spmv_tune_db_read(path, &recs, &n);
