@@ -313,6 +313,8 @@ typedef struct spmv_sell {
     int32_t nchunks;    /**< ceil(rows / C) */
     int32_t unroll;     /**< chunk lengths are multiples of this */
     int permuted;       /**< vector order of the multiply, see spmv_sell_opts */
+    int identity;       /**< 1: perm is the identity (sigma = 1 without RCM, or a sort that moved no row), so both
+                           vector orders are the same and the kernels index y directly, without perm */
     int nt_stores;      /**< non-temporal y stores requested (spmv_sell_opts.nt_stores) */
     int64_t nnz;        /**< nonzeros of A (explicit zeros included) */
     int64_t stored;     /**< stored entries including padding = chunkptr[nchunks] + longptr[nlong] (the CRS part

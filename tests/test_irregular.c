@@ -266,7 +266,7 @@ static int run_sell(spmv_crs *A, ref *R, int32_t C, int32_t sigma, int32_t long_
         CU_ASSERT(spmv_sell_traffic(S, &t) == SPMV_OK);
         const spmv_traffic ks = S->kernel->traffic;
         const double lnnz = S->nlong ? (double)S->longptr[S->nlong] : 0, cst = (double)S->stored - lnnz;
-        const double perm4 = S->permuted ? 0 : 4, lanes = (double)S->nruns * C;
+        const double perm4 = S->permuted || S->identity ? 0 : 4, lanes = (double)S->nruns * C; /* perm read? */
         double want = (double)S->nchunks * ks.bytes_per_chunk + (double)nbulk * (ks.bytes_per_row + perm4);
         const int runs = S->kernel->shape.runs && S->nruns > 0 && ks.bytes_per_run_lane > 0;
         const double n16 = S->kernel->shape.idx16 && ks.bytes_per_entry16 > 0 ? (double)S->nidx16 : 0.0;

@@ -870,6 +870,10 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         }
     }
 
+    /* an identity perm (sigma = 1 without RCM, or a sort that moved no row): the kernels index y directly */
+    S->identity = 1;
+    for (int32_t i = 0; i < rows && S->identity; i++) S->identity = S->perm[i] == i;
+
     /* pass 1: chunk lengths (run columns + the widest lane's other entries, rounded up to unroll), in parallel */
     int failed = 0;
     const int par = S->nchunks > 1 && A->nnz >= SELL_PARALLEL_MIN;

@@ -150,7 +150,7 @@ static double long_part(const spmv_sell *S, int32_t t, double alpha, const doubl
 {
     const spmv_kernel *k = S->long_kernel;
     const int32_t base = S->rows - S->nlong, r1 = S->longpart[t + 1];
-    const int32_t *map = S->permuted ? NULL : S->perm + base;
+    const int32_t *map = SPMV_SELL_DIRECT(S) ? NULL : S->perm + base;
     const int64_t *lp = S->longptr, k0 = S->longsplit[t], k1 = S->longsplit[t + 1];
     for (int32_t j = S->longpart[t]; j < r1; j++) {
         const int64_t b = lp[j] > k0 ? lp[j] : k0; /* only the first row can start inside */
@@ -243,7 +243,7 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
         sell_parts(k, S, hybrid, thread_id(), thread_count(), alpha, x, beta, y, carry);
     }
     if (hybrid)
-        add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, S->permuted ? NULL : S->perm + (S->rows - S->nlong),
+        add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, SPMV_SELL_DIRECT(S) ? NULL : S->perm + (S->rows - S->nlong),
                     S->rows - S->nlong, alpha, carry, y);
     if (carry != stack) spmv__free(carry);
     return SPMV_OK;
@@ -259,7 +259,7 @@ static double sell_dot_part(const spmv_sell *S, int t, double alpha, const doubl
         int32_t e = S->part[t + 1] - k < step ? S->part[t + 1] : k + step;
         S->kernel->sell(S, k, e, alpha, x, beta, y);
         int64_t r0 = (int64_t)k * S->C, r1 = (int64_t)e * S->C < S->rows ? (int64_t)e * S->C : S->rows;
-        dots(x, y, S->permuted ? NULL : S->perm, r0, r1, &sum[0], &sum[1]);
+        dots(x, y, SPMV_SELL_DIRECT(S) ? NULL : S->perm, r0, r1, &sum[0], &sum[1]);
     }
     return S->nlong > 0 ? long_part(S, t, alpha, x, beta, y) : 0.0;
 }
@@ -326,9 +326,9 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
         }
     } else if (S->nlong > 0) {
         const int32_t base = S->rows - S->nlong;
-        add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, S->permuted ? NULL : S->perm + base, base,
+        add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, SPMV_SELL_DIRECT(S) ? NULL : S->perm + base, base,
                     alpha, carry, y);
-        dots(x, y, S->permuted ? NULL : S->perm, base, S->rows, &a, &b);
+        dots(x, y, SPMV_SELL_DIRECT(S) ? NULL : S->perm, base, S->rows, &a, &b);
     }
     spmv__free(carry);
     spmv__free(sum);
@@ -374,7 +374,7 @@ spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t)
     const spmv_kernel *k = S->kernel ? S->kernel : &spmv__k_sell_ref;
     *t = k->traffic;
     /* the original vector order reads perm[i] (4 bytes) per row to scatter y */
-    if (!S->permuted) t->bytes_per_row += 4;
+    if (!SPMV_SELL_DIRECT(S)) t->bytes_per_row += 4;
     const int64_t lnnz = S->nlong > 0 && S->longptr ? S->longptr[S->nlong] : 0, cstored = S->stored - lnnz;
     /* run columns read by run loads: value + mask bit per lane and a base per column, no index per entry; gather
      * entries with 16-bit indices: value + offset */
@@ -393,7 +393,7 @@ spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t)
         const spmv_traffic lt = (S->long_kernel ? S->long_kernel : &spmv__k_crs_ref)->traffic;
         const double ls = (double)lnnz, lr = (double)S->nlong, rows = (double)S->rows;
         t->bytes_per_entry = ((double)cstored * t->bytes_per_entry + ls * lt.bytes_per_entry) / (double)S->stored;
-        t->bytes_per_row = ((rows - lr) * t->bytes_per_row + lr * (lt.bytes_per_row + (S->permuted ? 0 : 4))) / rows;
+        t->bytes_per_row = ((rows - lr) * t->bytes_per_row + lr * (lt.bytes_per_row + (SPMV_SELL_DIRECT(S) ? 0 : 4))) / rows;
     }
     return SPMV_OK;
 }

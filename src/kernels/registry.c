@@ -142,7 +142,7 @@ static int verbose(void)
 int spmv__sell_nt_requested(const spmv_sell *S)
 {
     const char *e = getenv(SPMV_SELL_NT_ENV); /* benchmark override */
-    return S->permuted && (S->nt_stores || (e && *e && *e != '0'));
+    return SPMV_SELL_DIRECT(S) && (S->nt_stores || (e && *e && *e != '0'));
 }
 
 static const char *xaccess_name(spmv_xaccess x)

@@ -518,7 +518,7 @@ static stream crs_stream(const spmv_crs *A)
 static stream sell_stream(const spmv_sell *S)
 {
     stream s = {S->chunkptr, S->col, S->nchunks, S->C, S->rows, S->cols, S->nruns > 0 ? S->chunkruns : NULL,
-                S->permuted ? NULL : S->perm, 12};
+                S->permuted || S->identity ? NULL : S->perm, 12};
     return s;
 }
 

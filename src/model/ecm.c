@@ -477,7 +477,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
         if ((st = spmv_sell_traffic(S, &t))) return st;
         kname = spmv_sell_kernel_name(S);
         C = S->C;
-        permuted = S->permuted;
+        permuted = S->permuted || S->identity; /* y indexed directly */
         r.rows = S->rows, r.cols = S->cols, r.nnz = S->nnz, r.stored = S->stored, r.nchunks = S->nchunks;
         if (!nthreads) nthreads = S->nparts > 0 ? S->nparts : 1;
     }

@@ -82,7 +82,7 @@ AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, d
         if (mode != Y_SET) r = _mm256_mul_pd(va, r);
         const int64_t n = rem - 4 * v; /* valid lanes of this vector */
         if (n <= 0) break;
-        if (S->permuted) {
+        if (SPMV_SELL_DIRECT(S)) {
             double *yv = y + i0 + 4 * v;
             if (n >= 4) {
                 if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_loadu_pd(yv), r);

@@ -102,7 +102,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
     const int64_t i0 = (int64_t)k * C;
     const int64_t rem = (int64_t)S->rows - i0; /* valid lanes of this chunk (>= C except in the last chunk) */
     const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
-    if (S->permuted) {
+    if (SPMV_SELL_DIRECT(S)) {
         double *yk = y + i0;
         if (rem >= C) {
             SPMV_UNROLL_FULL
@@ -268,7 +268,7 @@ SPMV_AVX512_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1
                                       double beta, double *y, const int C, const int U, const int nt_ok, const int X)
 {
     /* streaming stores need 64-byte aligned y (then every chunk's y block is aligned: C*8 bytes, C >= 8) */
-    const int nt = nt_ok && S->permuted && ((uintptr_t)y & 63) == 0;
+    const int nt = nt_ok && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 63) == 0;
     if (beta != 0.0)
         sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X);
     else if (alpha != 1.0)

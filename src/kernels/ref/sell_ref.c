@@ -22,7 +22,7 @@ static void sell_ref(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, c
             for (int32_t l = 0; l < nl; l++) {
                 int64_t i = (int64_t)k * C + l0 + l;
                 if (i >= S->rows) break;
-                int32_t r = S->permuted ? (int32_t)i : S->perm[i];
+                int32_t r = SPMV_SELL_DIRECT(S) ? (int32_t)i : S->perm[i];
                 y[r] = beta == 0.0 ? (alpha == 1.0 ? acc[l] : alpha * acc[l]) : beta * y[r] + alpha * acc[l];
             }
         }

@@ -19,7 +19,7 @@
  * A C that is not a multiple of the running VL falls back to the reference kernel (registry, SPMV_VERBOSE says so).
  *
  * Semantics as src/kernels/ref/sell_ref.c: y[row(i)] = beta*y[row(i)] + alpha*sum_j val*x[col], row(i) = i when
- * S->permuted, else S->perm[i]; beta == 0: y is not read; lanes i >= rows are padding and never stored (the store,
+ * SPMV_SELL_DIRECT(S), else S->perm[i]; beta == 0: y is not read; lanes i >= rows are padding and never stored (the store,
  * the perm load and the y load are predicated with svwhilelt). Padding entries carry valid column indices
  * (src/formats/sell.c), so the gathers run under an all-true predicate. */
 #include "kernel.h"
@@ -139,7 +139,7 @@ static inline __attribute__((always_inline)) void sell_block(const spmv_sell *S,
 static inline __attribute__((always_inline)) void sell_sve_k(const spmv_sell *S, int K, int32_t c0, int32_t c1,
                                                             double alpha, const double *x, double beta, double *y)
 {
-    const sell_out o = {S->rows, S->permuted ? NULL : S->perm, alpha, beta, y};
+    const sell_out o = {S->rows, SPMV_SELL_DIRECT(S) ? NULL : S->perm, alpha, beta, y};
     for (int32_t k = c0; k < c1; k++) sell_block(S, &o, K, k, 0, x);
 }
 
@@ -170,7 +170,7 @@ static void sell_sve_cm(const spmv_sell *S, int32_t c0, int32_t c1, double alpha
 {
     const int64_t VL = (int64_t)svcntd();
     const int64_t C = S->C;
-    const sell_out o = {S->rows, S->permuted ? NULL : S->perm, alpha, beta, y};
+    const sell_out o = {S->rows, SPMV_SELL_DIRECT(S) ? NULL : S->perm, alpha, beta, y};
     for (int32_t k = c0; k < c1; k++) {
         int64_t b = 0;
         for (; b + 8 * VL <= C; b += 8 * VL) sell_block(S, &o, 8, k, b, x);

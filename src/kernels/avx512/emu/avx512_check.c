@@ -307,8 +307,9 @@ static void check_sell(const spmv_sell *S, const char *desc)
                     snprintf(what, sizeof what, "%s %s alpha=%g beta=%g y%s split=%d", desc, K->name, alpha, beta,
                              al ? "+1" : "-aligned", split);
                     compare(y, yr, y0, absax, mark, n, alpha, beta, what);
-                    /* streaming stores exactly when asked, permuted, y aligned and a full chunk was written */
-                    int expect_nt = nt && S->permuted && !al;
+                    /* streaming stores exactly when asked, permuted (or perm the identity), y aligned and a full chunk
+                     * was written */
+                    int expect_nt = nt && (S->permuted || S->identity) && !al;
                     int full_chunk = 0;
                     for (int t = 0; t < nr; t++)
                         for (int32_t k = cut[t]; k < cut[t + 1]; k++)
