@@ -257,9 +257,11 @@ static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char
     if (!S) {
         for (const spmv_kernel *const *p = f->kernels; p && *p && !k; p++)
             if ((*p)->crs && (!(*p)->accepts_crs || (*p)->accepts_crs(A))) k = *p;
-        if (k && k->accepts_crs)
-            snprintf(why, sizeof why, " (%d partial sums per row: mean N_nzr %.2f is short)", k->shape.mve,
-                     A->rows ? (double)A->nnz / A->rows : 0.0);
+        if (k && A) /* why this CRS kernel: the row length (partial sums) and the size (software prefetch) */
+            snprintf(why, sizeof why, " (%d partial sums per row at a mean N_nzr of %.2f; %s: values and indices of "
+                     "%.1f MiB)", k->shape.mve, A->rows ? (double)A->nnz / A->rows : 0.0,
+                     strstr(k->name, "-pf") ? "software prefetch" : "no software prefetch",
+                     12.0 * (double)A->nnz / 1048576.0);
     } else {
         const int nt = spmv__sell_nt_requested(S);
         const spmv_xaccess x = (spmv_xaccess)S->xaccess;

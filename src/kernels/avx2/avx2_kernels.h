@@ -10,7 +10,7 @@ SPMV_AVX2_SELL_DECL(4)
 SPMV_AVX2_SELL_DECL(8)
 SPMV_AVX2_SELL_DECL(16)
 SPMV_AVX2_SELL_DECL(32)
-extern const spmv_kernel spmv__k_crs_avx2, spmv__k_crs_avx2_short;
+extern const spmv_kernel spmv__k_crs_avx2, spmv__k_crs_avx2_short, spmv__k_crs_avx2_pf, spmv__k_crs_avx2_short_pf;
 
 /* The probe for the family's x-access choice (spmv__xaccess_measure). */
 double spmv__avx2_gather_probe(int emul, const int32_t *idx, const double *x, int reps);

@@ -4,4 +4,5 @@
 #include "avx2_kernels.h"
 #include "crs_scalar.h"
 
-SPMV_CRS_SCALAR_KERNELS(avx2, SPMV_ARCH_AVX2, spmv__k_crs_avx2, spmv__k_crs_avx2_short)
+SPMV_CRS_SCALAR_KERNELS(avx2, SPMV_ARCH_AVX2, spmv__k_crs_avx2, spmv__k_crs_avx2_short, spmv__k_crs_avx2_pf,
+                        spmv__k_crs_avx2_short_pf)

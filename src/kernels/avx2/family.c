@@ -10,7 +10,8 @@
 static const spmv_kernel *const avx2_kernels[] = {
     &spmv__k_sell_avx2_emul_c4,  &spmv__k_sell_avx2_gather_c4,  &spmv__k_sell_avx2_emul_c8,
     &spmv__k_sell_avx2_gather_c8, &spmv__k_sell_avx2_emul_c16, &spmv__k_sell_avx2_gather_c16,
-    &spmv__k_sell_avx2_emul_c32, &spmv__k_sell_avx2_gather_c32, &spmv__k_crs_avx2_short, &spmv__k_crs_avx2,
+    &spmv__k_sell_avx2_emul_c32, &spmv__k_sell_avx2_gather_c32, &spmv__k_crs_avx2_short_pf, &spmv__k_crs_avx2_short,
+    &spmv__k_crs_avx2_pf, &spmv__k_crs_avx2,
     NULL,
 };
 

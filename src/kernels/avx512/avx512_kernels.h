@@ -20,7 +20,8 @@ SPMV_AVX512_SELL_DECL(8)
 SPMV_AVX512_SELL_DECL(16)
 SPMV_AVX512_SELL_DECL(32)
 SPMV_AVX512_SELL_DECL(64)
-extern const spmv_kernel SPMV_AVX512_SYM(k_crs_avx512), SPMV_AVX512_SYM(k_crs_avx512_short);
+extern const spmv_kernel SPMV_AVX512_SYM(k_crs_avx512), SPMV_AVX512_SYM(k_crs_avx512_short),
+    SPMV_AVX512_SYM(k_crs_avx512_pf), SPMV_AVX512_SYM(k_crs_avx512_short_pf);
 extern const spmv_family SPMV_AVX512_SYM(family_avx512);
 
 /* The probe of family.c: `reps` passes of 64 gathers (emul = 1: emulated) from x at the indices idx (64 of them,

@@ -4,4 +4,5 @@
 #include "avx512_kernels.h"
 #include "crs_scalar.h"
 
-SPMV_CRS_SCALAR_KERNELS(avx512, SPMV_ARCH_AVX512, SPMV_AVX512_SYM(k_crs_avx512), SPMV_AVX512_SYM(k_crs_avx512_short))
+SPMV_CRS_SCALAR_KERNELS(avx512, SPMV_ARCH_AVX512, SPMV_AVX512_SYM(k_crs_avx512), SPMV_AVX512_SYM(k_crs_avx512_short),
+                        SPMV_AVX512_SYM(k_crs_avx512_pf), SPMV_AVX512_SYM(k_crs_avx512_short_pf))

@@ -16,8 +16,8 @@ static const spmv_kernel *const avx512_kernels[] = {
     K(k_sell_avx512_emul_nt_c64), K(k_sell_avx512_gather_nt_c64), K(k_sell_avx512_emul_c8),
     K(k_sell_avx512_gather_c8),   K(k_sell_avx512_emul_c16),      K(k_sell_avx512_gather_c16),
     K(k_sell_avx512_emul_c32),    K(k_sell_avx512_gather_c32),    K(k_sell_avx512_emul_c64),
-    K(k_sell_avx512_gather_c64),  K(k_crs_avx512_short),          K(k_crs_avx512),
-    NULL,
+    K(k_sell_avx512_gather_c64),  K(k_crs_avx512_short_pf),       K(k_crs_avx512_short),
+    K(k_crs_avx512_pf),           K(k_crs_avx512),                NULL,
 };
 #undef K
 

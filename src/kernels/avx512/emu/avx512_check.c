@@ -517,12 +517,15 @@ static void test_descriptors(void)
         CHECK((*k)->traffic.bytes_per_entry == 12 && (*k)->traffic.flops_per_entry == 2, "%s: traffic", (*k)->name);
         if ((*k)->crs) {
             ncrs++;
-            const int shrt = strcmp((*k)->name, "crs-avx512-short") == 0; /* 2 sums, short rows only */
-            CHECK((shrt || strcmp((*k)->name, "crs-avx512") == 0) && (*k)->traffic.bytes_per_row == 24,
-                  "crs descriptor %s", (*k)->name);
+            /* crs-avx512[-short][-pf]: 2 sums for short rows, software prefetch for big matrices */
+            const int shrt = strstr((*k)->name, "-short") != NULL, pf = strstr((*k)->name, "-pf") != NULL;
+            char want[40];
+            snprintf(want, sizeof want, "crs-avx512%s%s", shrt ? "-short" : "", pf ? "-pf" : "");
+            CHECK(strcmp((*k)->name, want) == 0 && (*k)->traffic.bytes_per_row == 24, "crs descriptor %s",
+                  (*k)->name);
             CHECK((*k)->shape.format == SPMV_FORMAT_CRS && (*k)->shape.width == 1 &&
                       (*k)->shape.mve == (shrt ? 2 : 4) && (*k)->shape.x == SPMV_X_SCALAR &&
-                      !!(*k)->accepts_crs == shrt,
+                      !!(*k)->accepts_crs == (shrt || pf),
                   "crs shape %s", (*k)->name);
         } else {
             char want[40];
@@ -539,7 +542,7 @@ static void test_descriptors(void)
             CHECK((*k)->accepts != NULL, "%s: accepts", (*k)->name);
         }
     }
-    CHECK(n == 18 && ncrs == 2, "family list has %d kernels", n);
+    CHECK(n == 20 && ncrs == 4, "family list has %d kernels", n);
 
     /* registry semantics: first kernel in the list whose accepts() says yes */
     spmv_crs *A = make_crs(100, 100, SHAPE_RANDOM);
