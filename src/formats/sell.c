@@ -317,7 +317,8 @@ static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k)
         const int64_t q0 = S->runptr[k];
         int32_t F = 0;
         for (int32_t j = 0; j < R; j++) F += mask_full(sc->rmask + (size_t)j * mb, C);
-        for (int32_t j = 0, f = 0, g = F; j < R; j++) sc->rdst[j] = mask_full(sc->rmask + (size_t)j * mb, C) ? f++ : g++;
+        for (int32_t j = 0, f = 0, g = F; j < R; j++)
+            sc->rdst[j] = mask_full(sc->rmask + (size_t)j * mb, C) ? f++ : g++;
         S->chunkfull[k] = F;
         for (int32_t j = 0; j < R; j++) {
             S->runbase[q0 + sc->rdst[j]] = sc->rkey[j];
