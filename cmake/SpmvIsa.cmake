@@ -80,6 +80,9 @@ if(SPMV_BUILD_TESTS)
   target_link_libraries(spmv_avx512_emu_check PRIVATE spmv_static)
   add_test(NAME avx512_emu COMMAND spmv_avx512_emu_check)
   set_tests_properties(avx512_emu PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77) # 77: the shared matrices are missing
+  # the same with the software-prefetch paths on every matrix (by default only matrices of 16 MiB and more)
+  add_test(NAME avx512_emu.prefetch COMMAND spmv_avx512_emu_check)
+  set_tests_properties(avx512_emu.prefetch PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "SPMV_PREFETCH=1")
 endif()
 
 # ---------------------------------------------------------------- AVX2 + FMA (x86-64)

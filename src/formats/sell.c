@@ -1039,6 +1039,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     tkey = NULL, tmask = NULL, roff = NULL;
     free_permuted(&Bp);
 
+    S->prefetch = spmv__prefetch_wanted(S->stored * (int64_t)sizeof(double));
     S->kernel = spmv__sell_kernel(S);
     if (S->kernel && nlong > 0) S->long_kernel = spmv__sell_long_kernel(S);
     if (!S->kernel || (nlong > 0 && !S->long_kernel)) {

@@ -82,7 +82,6 @@ enum { SPMV_CRS_Y_SET = 0, SPMV_CRS_Y_SCALE = 1, SPMV_CRS_Y_AXPBY = 2 };
  * 512 MiB, 1 KiB ahead); CRS on HPCG 128^3 at 1 thread 2.00 -> 2.45 Gflop/s at 256 entries ahead (128: 2.38, 512:
  * 2.26), lap2d 2000^2 1.93 -> 2.11. In cache it costs 6-14 % (bcsstk13, G51, Groebner): hence the size test. */
 #define SPMV_CRS_PF 256
-#define SPMV_CRS_PF_BYTES ((int64_t)16 << 20) /* the -pf kernels take matrices of 16 MiB and more (values + indices) */
 
 /* y[r] = beta*y[r] + alpha*sum_j A[r,j]*x[j], rows [r0,r1); mode, accs and pf are compile-time constants after
  * inlining */
@@ -136,8 +135,9 @@ static inline int spmv__crs_short_rows(const spmv_crs *A)
     return A && A->rows > 0 && A->nnz < (int64_t)SPMV_CRS_SHORT_NZR * A->rows;
 }
 
-/* accepts_crs of the prefetching kernels: values and indices of at least SPMV_CRS_PF_BYTES */
-static inline int spmv__crs_big(const spmv_crs *A) { return A && A->nnz >= SPMV_CRS_PF_BYTES / 12; }
+/* accepts_crs of the prefetching kernels: values and indices of SPMV_PREFETCH_BYTES or more (spmv__prefetch_wanted,
+ * which SPMV_PREFETCH overrides) */
+static inline int spmv__crs_big(const spmv_crs *A) { return A && spmv__prefetch_wanted(A->nnz * 12); }
 static inline int spmv__crs_short_big(const spmv_crs *A) { return spmv__crs_short_rows(A) && spmv__crs_big(A); }
 
 /* Traffic and shape of the scalar CRS kernels: 12 bytes per entry (8-byte value + 4-byte index), 24 per row (8-byte
@@ -149,7 +149,7 @@ static inline int spmv__crs_short_big(const spmv_crs *A) { return spmv__crs_shor
     {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = SPMV_CRS_SHORT_ACCS, .x = SPMV_X_SCALAR, .runs = 0}
 
 /* The CRS kernels of a family FAM (avx512, avx2), descriptors SYM4 (crs-FAM: 4 sums), SYM2 (crs-FAM-short: 2 sums,
- * short rows), SYM4P and SYM2P (the same with software prefetch, "-pf", for matrices of SPMV_CRS_PF_BYTES or more),
+ * short rows), SYM4P and SYM2P (the same with software prefetch, "-pf", for matrices of SPMV_PREFETCH_BYTES or more),
  * with their partial-row entry points (prefetch does not change the arithmetic: the -pf kernels share them). */
 #define SPMV_CRS_SCALAR_FN(NAME, ACCS, PF)                                                                          \
     static void NAME(const spmv_crs *A, int32_t r0, int32_t r1, double alpha, const double *x, double beta,       \

@@ -139,6 +139,13 @@ static int verbose(void)
     return v && *v && *v != '0';
 }
 
+int spmv__prefetch_wanted(int64_t bytes)
+{
+    const char *e = getenv(SPMV_PREFETCH_ENV);
+    if (e && *e) return *e != '0';
+    return bytes >= SPMV_PREFETCH_BYTES;
+}
+
 int spmv__sell_nt_requested(const spmv_sell *S)
 {
     const char *e = getenv(SPMV_SELL_NT_ENV); /* benchmark override */

@@ -93,6 +93,17 @@ SPMV_AVX512_INLINE __m512d gather8_16(const uint16_t *c, const double *xb, const
     return _mm512_i32gather_pd(_mm256_cvtepu16_epi32(_mm_load_si128((const __m128i *)c)), xb, 8);
 }
 
+/* Software prefetch for matrices far larger than the caches (spmv_sell.prefetch: 2^21 stored entries or more): each value line SELL_AVX512_PF doubles ahead into L2 (prefetcht1), and the 32-bit index lines of gather
+ * columns as far ahead in entries. One core of the Intel Xeon VM reads 16 GB/s with the hardware prefetchers alone
+ * and 19 GB/s with a prefetch 1 KiB ahead (read-only stream, 512 MiB); SELL-32-rows on powerlaw 2M 0.43-0.45 ->
+ * 0.51-0.52 Gflop/s, SELL-32-1 on HPCG 128^3 3.09-3.16 -> 3.22 (1 thread; BENCHMARKS.md). */
+enum { SELL_AVX512_PF = 128 };
+SPMV_AVX512_INLINE void sell_prefetch(const double *v) { _mm_prefetch((const char *)(v + SELL_AVX512_PF), _MM_HINT_T1); }
+SPMV_AVX512_INLINE void sell_prefetch_idx(const int32_t *c)
+{
+    _mm_prefetch((const char *)(c + SELL_AVX512_PF), _MM_HINT_T1);
+}
+
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
  * order, y 64-byte aligned). */
 SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d *acc, double alpha, double beta,
@@ -167,7 +178,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
  * inlining. */
 SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,
                                     const double *restrict x, double beta, double *restrict y, const int C,
-                                    const int U, const int mode, const int nt, const int X)
+                                    const int U, const int mode, const int nt, const int X, const int PF)
 {
     const int NV = C / 8;
     const int64_t *chunkptr = S->chunkptr;
@@ -196,6 +207,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv = _mm512_loadu_pd(x + rb[u] + 8 * v);
                         acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                        if (PF) sell_prefetch(vp + u * C + 8 * v);
                     }
             }
             for (; j < RU; j += U, vp += U * C, rb += U, rm += U * NV) {
@@ -205,6 +217,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv = _mm512_maskz_loadu_pd(rm[u * NV + v], x + rb[u] + 8 * v);
                         acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                        if (PF) sell_prefetch(vp + u * C + 8 * v);
                     }
             }
             for (; j < R; j++, vp += C, rb++, rm += NV) {
@@ -227,6 +240,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv = gather8_16(c16 + u * C + 8 * v, xb, X);
                         acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                        if (PF) sell_prefetch(vp + u * C + 8 * v);
                     }
             }
             for (; j < len; j++, vp += C, c16 += C) {
@@ -244,6 +258,8 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv = gather8(cp + u * C + 8 * v, x, X);
                         acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
+                        if (PF) sell_prefetch(vp + u * C + 8 * v);
+                        if (PF && (u * C + 8 * v) % 16 == 0) sell_prefetch_idx(cp + u * C + 8 * v);
                     }
             }
             for (; j < len; j++, vp += C, cp += C) { /* remainder: (len - runs) % U columns */
@@ -269,12 +285,19 @@ SPMV_AVX512_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1
 {
     /* streaming stores need 64-byte aligned y (then every chunk's y block is aligned: C*8 bytes, C >= 8) */
     const int nt = nt_ok && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 63) == 0;
-    if (beta != 0.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X);
+    if (S->prefetch) { /* software prefetch (big matrices, spmv_sell.prefetch) */
+        if (beta != 0.0)
+            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X, 1);
+        else if (alpha != 1.0)
+            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X, 1);
+        else
+            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X, 1);
+    } else if (beta != 0.0)
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X, 0);
     else if (alpha != 1.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X, 0);
     else
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X); /* fast path y = A x */
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X, 0); /* fast path y = A x */
     if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */
 }
 

@@ -77,6 +77,9 @@ static inline void _mm512_stream_pd(void *p, __m512d a)
     _mm512_storeu_pd(p, a);
 }
 static inline void _mm_sfence(void) {}
+/* a prefetch is a hint: it never faults and changes nothing (the kernels prefetch past the arrays' ends) */
+enum { _MM_HINT_T0 = 3, _MM_HINT_T1 = 2, _MM_HINT_T2 = 1, _MM_HINT_NTA = 0 };
+static inline void _mm_prefetch(const char *p, int hint) { (void)p, (void)hint; }
 
 static inline __m512d _mm512_add_pd(__m512d a, __m512d b)
 {
