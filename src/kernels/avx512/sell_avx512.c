@@ -98,10 +98,15 @@ SPMV_AVX512_INLINE __m512d gather8_16(const uint16_t *c, const double *xb, const
  * and 19 GB/s with a prefetch 1 KiB ahead (read-only stream, 512 MiB); SELL-32-rows on powerlaw 2M 0.43-0.45 ->
  * 0.51-0.52 Gflop/s, SELL-32-1 on HPCG 128^3 3.09-3.16 -> 3.22 (1 thread; BENCHMARKS.md). */
 enum { SELL_AVX512_PF = 128 };
-SPMV_AVX512_INLINE void sell_prefetch(const double *v) { _mm_prefetch((const char *)(v + SELL_AVX512_PF), _MM_HINT_T1); }
+/* the addresses may lie past the arrays (a prefetch never faults): formed as integers, since a pointer past the end
+ * of an array is undefined in C */
+SPMV_AVX512_INLINE void sell_prefetch(const double *v)
+{
+    _mm_prefetch((const char *)((uintptr_t)v + SELL_AVX512_PF * sizeof(double)), _MM_HINT_T1);
+}
 SPMV_AVX512_INLINE void sell_prefetch_idx(const int32_t *c)
 {
-    _mm_prefetch((const char *)(c + SELL_AVX512_PF), _MM_HINT_T1);
+    _mm_prefetch((const char *)((uintptr_t)c + SELL_AVX512_PF * sizeof(int32_t)), _MM_HINT_T1);
 }
 
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
