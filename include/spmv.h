@@ -315,7 +315,8 @@ typedef struct spmv_sell {
     int permuted;       /**< vector order of the multiply, see spmv_sell_opts */
     int prefetch;       /**< 1: the SIMD kernels prefetch values and indices ahead in software: 2^21 stored entries
                            (16 MiB of values) or more, or SPMV_PREFETCH=1; SPMV_PREFETCH=0: never */
-    int identity;       /**< 1: perm is the identity (sigma = 1 without RCM, or a sort that moved no row), so both
+    int identity;       /**< 1: perm is the identity (sigma = 1 without RCM and without rows moved to the CRS part,
+                           or a sort that moved no row), so both
                            vector orders are the same and the kernels index y directly, without perm */
     int nt_stores;      /**< non-temporal y stores requested (spmv_sell_opts.nt_stores) */
     int64_t nnz;        /**< nonzeros of A (explicit zeros included) */

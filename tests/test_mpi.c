@@ -406,6 +406,57 @@ static void test_rectangular(void)
     spmv_crs_free(B);
 }
 
+/* SELL-8-1 on local parts with long rows: the hybrid's CRS part moves them to the end of the permuted order, so
+ * sigma = 1 alone does not make the order the original one (the node level once assumed it did and multiplied in
+ * the permuted order without undoing it: wrong y for the rows that moved) */
+static void test_sigma1_long_rows(void)
+{
+    const int32_t n = 1200;
+    spmv_crs *R = random_matrix(n, n, 3, 77);
+    CHECK(R != NULL);
+    if (!R) return;
+    /* rows 7, 307, 607, 907 dense: at least one on every rank of 1..4, fewer than 1 % of its rows, and with at least
+     * 300 local entries far above the long-row threshold max(64, 4 x the 99th percentile) */
+    spmv_status st0;
+    int64_t cap = R->nnz + 8 * (int64_t)n, nnz = 0;
+    int32_t *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
+    double *v = malloc((size_t)cap * sizeof *v);
+    for (int32_t i = 0; i < n; i++) {
+        if (i % 300 == 7) {
+            for (int32_t j = 0; j < n; j++) ri[nnz] = i, ci[nnz] = j, v[nnz++] = 1.0 + j % 5;
+            continue;
+        }
+        for (int64_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) ri[nnz] = i, ci[nnz] = R->col[k], v[nnz++] = R->val[k];
+    }
+    spmv_crs *A = NULL;
+    st0 = spmv_crs_from_coo(n, n, nnz, ri, ci, v, 0, &A);
+    free(ri), free(ci), free(v);
+    CHECK(st0 == SPMV_OK);
+    if (st0) {
+        spmv_crs_free(R);
+        return;
+    }
+    int64_t rs[65];
+    for (int q = 0; q <= size; q++) rs[q] = (int64_t)n * q / size;
+    spmv_crs *mine = rows_of(A, rs[rank], rs[rank + 1]);
+    spmv_mpi_opts o = spmv_mpi_opts_default();
+    o.format = SPMV_MPI_FORMAT_SELL;
+    o.C = 8;
+    o.sigma = 1;
+    spmv_mpi_matrix *D = NULL;
+    spmv_status st = spmv_mpi_from_crs(MPI_COMM_WORLD, mine, &o, &D);
+    if (st) printf("\n  %s", spmv_mpi_last_error());
+    CHECK(st == SPMV_OK);
+    if (!st) {
+        CHECK(D->nrows == 0 || (D->local_sell && D->local_sell->nlong > 0 && !D->local_sell->identity));
+        check_matrix(D, A, "SELL-8-1 with long rows");
+    }
+    spmv_mpi_free(D);
+    spmv_crs_free(mine);
+    spmv_crs_free(A);
+    spmv_crs_free(R);
+}
+
 /* block diagonal, blocks aligned with the partition: no rank needs another's x */
 static void test_empty_remote(void)
 {
@@ -797,6 +848,7 @@ int main(int argc, char **argv)
                                 {"caller's rows: uneven, empty and single-rank partitions", test_uneven},
                                 {"caller's rows: rectangular", test_rectangular},
                                 {"empty remote parts", test_empty_remote},
+                                {"SELL-8-1 with long rows", test_sigma1_long_rows},
                                 {"one file, read on root and scattered", test_from_file},
                                 {"one file per rank, and a bad one", test_row_files},
                                 {"bad input on one rank", test_bad_input},

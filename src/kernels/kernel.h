@@ -15,7 +15,7 @@ typedef void (*spmv_crs_fn)(const spmv_crs *A, int32_t r0, int32_t r1, double al
                             double *y);
 /* The same for chunks [c0, c1) of SELL-C-sigma; y in the order S->permuted selects. */
 /* 1 when the SELL kernels index y (and x) directly, without perm: the permuted order, or a perm that is the
- * identity (S->identity: sigma = 1 without RCM), where the two orders are the same */
+ * identity (S->identity: e.g. sigma = 1 without RCM and without a CRS part), where the two orders are the same */
 #define SPMV_SELL_DIRECT(S) ((S)->permuted || (S)->identity)
 typedef void (*spmv_sell_fn)(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
                              double *y);

@@ -46,10 +46,10 @@ spmv_status smpi_node_build(spmv_crs *L, const spmv_mpi_opts *o, int rank, const
     so.sigma = o->format == SPMV_MPI_FORMAT_SELL ? o->sigma : 0;
     so.permuted = 0; /* x and y in the original order: the halo exchange and the caller index them directly */
     so.nthreads = o->nthreads;
-    st = spmv_tune_auto_params(L, &so, NULL); /* resolve C = 0 / sigma = 0 here, to see sigma */
-    /* sigma = 1 sorts nothing: the permutation is the identity and the "permuted" order is the original one, so the
-     * kernel can skip the perm[] read that scatters y (4 B per row, spmv_sell_traffic) */
-    if (!st && so.sigma == 1 && !so.rcm) so.permuted = 1;
+    st = spmv_tune_auto_params(L, &so, NULL); /* resolve C = 0 / sigma = 0 here */
+    /* an identity perm (sigma = 1, no RCM, no long rows moved to the CRS part) needs nothing here: the kernels then
+     * index y directly (spmv_sell.identity). Asking for the permuted order because sigma = 1 was wrong: the CRS part
+     * of a hybrid moves the long rows to the end even then (test_mpi "SELL-8-1 with long rows"). */
     if (!st) st = spmv_sell_from_crs(L, &so, sell);
     spmv_crs_free(L);
     return st ? smpi_core_err(rank, fn, st) : SPMV_OK;
