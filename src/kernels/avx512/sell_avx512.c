@@ -40,6 +40,14 @@ enum {
 enum { SELL_NV_MAX = 8, SELL_U_MAX = 4 }; /* bounds of the accumulator array (zmm per column, sets) */
 enum { SELL_X_GATHER = 0, SELL_X_EMUL = 1 }; /* x access, a compile-time constant after inlining */
 
+/* x + b + off (off >= 0) for a masked run-column load: b may be negative (a subdiagonal in chunk 0: key -1) and
+ * x + b + off may lie past x's end, where only the masked-off lanes would be; formed as an integer, since such a
+ * pointer is undefined in C even when nothing is read there */
+SPMV_AVX512_INLINE const double *run_x(const double *x, int32_t b, int off)
+{
+    return (const double *)((uintptr_t)x + (uintptr_t)(((intptr_t)b + off) * (intptr_t)sizeof(double)));
+}
+
 /* Two column indices from one 8-byte load (4 index loads per 8 lanes instead of 8: about 10 % faster on Zen 5,
  * where the loads bound the emulation). */
 SPMV_AVX512_INLINE void idx_pair(const int32_t *c, int64_t *lo, int64_t *hi)
@@ -220,7 +228,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                 for (int u = 0; u < U; u++)
                     SPMV_UNROLL_FULL
                     for (int v = 0; v < NV; v++) {
-                        const __m512d xv = _mm512_maskz_loadu_pd(rm[u * NV + v], x + rb[u] + 8 * v);
+                        const __m512d xv = _mm512_maskz_loadu_pd(rm[u * NV + v], run_x(x, rb[u], 8 * v));
                         acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
                         if (PF) sell_prefetch(vp + u * C + 8 * v);
                     }
@@ -228,7 +236,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
             for (; j < R; j++, vp += C, rb++, rm += NV) {
                 SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
-                    const __m512d xv = _mm512_maskz_loadu_pd(rm[v], x + rb[0] + 8 * v);
+                    const __m512d xv = _mm512_maskz_loadu_pd(rm[v], run_x(x, rb[0], 8 * v));
                     acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
                 }
             }
