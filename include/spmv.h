@@ -44,6 +44,13 @@ extern "C" {
 /** Encoded as major*10000 + minor*100 + patch, for compile-time comparisons. */
 #define SPMV_VERSION (SPMV_VERSION_MAJOR * 10000 + SPMV_VERSION_MINOR * 100 + SPMV_VERSION_PATCH)
 
+/** Threads a multiply uses by default: at most one per SPMV_MIN_WORK_PER_THREAD stored entries (a small multiply
+ * does not pay for starting a team of threads). 2048: on a 2-core Intel Xeon VM (libgomp) a second thread pays from
+ * about 4000 entries (CRS at 2 threads, Gflop/s, 8192 -> 2048: pow, 13188 nnz, 3.5 -> 5.7; G51 5.7 -> 8.0;
+ * cryg2500 4.5 -> 6.8; SELL no slower), while 494_bus (1666 nnz) on two threads of 833 entries is slower than on
+ * one (SELL-32-1 4.5 -> 2.5 at 1024). */
+#define SPMV_MIN_WORK_PER_THREAD 2048
+
 /* ================================================================================================ */
 /* Status codes, errors, version                                                                     */
 /* ================================================================================================ */
@@ -137,7 +144,7 @@ SPMV_API spmv_status spmv_crs_copy(const spmv_crs *A, spmv_crs **B);
 SPMV_API void spmv_crs_free(spmv_crs *A);
 
 /** Repartition A for nthreads threads: the merge-path partition of spmv_crs.split, rows + nonzeros in equal shares,
- * long rows split between threads (0 = omp_get_max_threads(), but at most one thread per 8192 nonzeros). nthreads
+ * long rows split between threads (0 = omp_get_max_threads(), but at most one thread per 2048 nonzeros). nthreads
  * above 4096 is an error (SPMV_ERR_ARG). Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads);
 
@@ -248,9 +255,10 @@ typedef struct spmv_sell_opts {
                          vector gives a wrong result, not an error. SPMV_VERBOSE=1 names the order of each matrix. */
     int nt_stores;    /**< 1: non-temporal stores of y in the permuted order where a kernel has them (AVX-512):
                          no write-allocate, 8 bytes/row less traffic; worth it only when y does not fit in cache.
-                         Ignored in the original order. The environment variable SPMV_SELL_NT=1 sets it too. */
+                         Ignored in the original order unless perm is the identity (spmv_sell.identity). The
+                         environment variable SPMV_SELL_NT=1 sets it too. */
     int rcm;          /**< 1: apply reverse Cuthill-McKee (square matrices) before the sigma-sort; 0: off */
-    int nthreads;     /**< parts of the thread partition; 0 = omp_get_max_threads(), at most one per 8192 entries */
+    int nthreads;     /**< parts of the thread partition; 0 = omp_get_max_threads(), at most one per 2048 entries */
     int32_t runs;     /**< run columns (see spmv_sell): a chunk column becomes a run column when at least `runs` of
                          its C lanes hold consecutive columns (lane r: column b + r); 0 = off; -1 = auto (default:
                          ceil(3C/4), the point where a run column's 8C + 4 + C/8 bytes undercut the 12 bytes per
@@ -313,11 +321,12 @@ typedef struct spmv_sell {
     int32_t nchunks;    /**< ceil(rows / C) */
     int32_t unroll;     /**< chunk lengths are multiples of this */
     int permuted;       /**< vector order of the multiply, see spmv_sell_opts */
-    int prefetch;       /**< 1: the SIMD kernels prefetch values and indices ahead in software: 2^21 stored entries
-                           (16 MiB of values) or more, or SPMV_PREFETCH=1; SPMV_PREFETCH=0: never */
+    int prefetch;       /**< 1: the AVX-512 SELL kernels prefetch values (and gather columns' indices) ahead in
+                           software: 2^21 stored entries (16 MiB of values) or more, or SPMV_PREFETCH=1;
+                           SPMV_PREFETCH=0: never (the AVX2 and SVE kernels have no prefetch) */
     int identity;       /**< 1: perm is the identity (sigma = 1 without RCM and without rows moved to the CRS part,
-                           or a sort that moved no row), so both
-                           vector orders are the same and the kernels index y directly, without perm */
+                           or a sort that moved no row), so both vector orders are the same and the kernels index y
+                           directly, without perm */
     int nt_stores;      /**< non-temporal y stores requested (spmv_sell_opts.nt_stores) */
     int64_t nnz;        /**< nonzeros of A (explicit zeros included) */
     int64_t stored;     /**< stored entries including padding = chunkptr[nchunks] + longptr[nlong] (the CRS part
@@ -406,7 +415,7 @@ SPMV_API spmv_status spmv_sell_unpermute_vec(const spmv_sell *S, const double *i
 
 /** y = alpha*A*x + beta*y.  x: length cols, y: length rows (distinct arrays). With beta = 0, y is not read (NaN in
  * y does not propagate). Runs the A->nparts parts of the partition on as many OpenMP threads, but at most one per
- * 8192 stored entries (a small multiply does not pay for a team; the parts then run in order, with the same
+ * 2048 stored entries (a small multiply does not pay for a team; the parts then run in order, with the same
  * result). Errors: SPMV_ERR_ARG (NULL with a nonzero length, x and y overlapping), SPMV_ERR_NOMEM (more than 256
  * parts and no memory for their partial sums). */
 SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y);
@@ -512,7 +521,7 @@ SPMV_API void spmv_matrix_free(spmv_matrix *M);
 typedef struct spmv_hints {
     int64_t expected_calls; /**< multiplies the caller expects (default 1000); below the break-even the handle stays
                                in CRS */
-    int nthreads;           /**< threads of the multiply (0 = omp_get_max_threads(), at most one per 8192 entries) */
+    int nthreads;           /**< threads of the multiply (0 = omp_get_max_threads(), at most one per 2048 entries) */
     int permuted_ok;        /**< 1: x and y may live in the matrix's permuted order (spmv_matrix_permute_vec);
                                default 0: the original order */
     int reorder_ok;         /**< 1: a recorded choice with RCM may be used (the permuted order then applies RCM too);

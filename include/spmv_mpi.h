@@ -90,7 +90,7 @@ typedef struct spmv_mpi_opts {
     spmv_mpi_format format;   /**< node-level format of the local part (default AUTO) */
     int32_t C, sigma;         /**< SELL-C-sigma parameters for format SELL (0 = automatic; default 0, 0) */
     int nthreads;             /**< OpenMP threads per rank for the local multiply (0 = omp_get_max_threads(), at most
-                                 one per 8192 entries; default 0) */
+                                 one per 2048 entries; default 0) */
     int overlap;              /**< 1 (default): multiply the local part while the halo travels; 0: wait for the
                                  halo first, then multiply (for comparison). Changeable later: spmv_mpi_set_overlap */
 } spmv_mpi_opts;

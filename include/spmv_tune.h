@@ -243,7 +243,7 @@ typedef struct spmv_tune_opts {
                              what is left is SKIPPED; the CRS baseline and one SELL point always run */
     double run_time;      /**< seconds per timed run (default 0.1; repetitions calibrated to it) */
     int32_t runs;         /**< timed runs per point, the median counts (default 5) */
-    int32_t max_threads;  /**< largest thread count (0 = omp_get_max_threads()), at most one thread per 8192 nonzeros
+    int32_t max_threads;  /**< largest thread count (0 = omp_get_max_threads()), at most one thread per 2048 nonzeros
                              (as the library's default partition); threads swept: 1, 2, 4, ..., max */
     int rcm;              /**< 1 (default): also try RCM (square matrices); 0: no */
     int permuted;         /**< vector order of every SELL point and of the result (spmv_sell_opts.permuted; default 0) */

@@ -237,7 +237,7 @@ static void run_one(const suite *s, const char *path, row *w)
             o.C = rec.C, o.sigma = rec.sigma, o.rcm = rec.rcm && A->rows == A->cols, o.nthreads = rec.nthreads;
             snprintf(w->source, sizeof w->source, "recorded");
         } else {
-            o.C = 0, o.sigma = 0, o.nthreads = 0; /* the library's partition: at most one thread per 8192 nnz */
+            o.C = 0, o.sigma = 0, o.nthreads = 0; /* the library's partition: at most one thread per 2048 nnz */
             spmv_tune_auto_params(A, &o, NULL);
             snprintf(w->source, sizeof w->source, "model");
         }

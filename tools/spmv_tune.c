@@ -301,11 +301,13 @@ int main(int argc, char **argv)
     bar b = {!quiet && isatty(2), 0};
     o.progress = progress;
     o.ctx = &b;
-    long teff = threads; /* spmv_tune: at most one thread per 8192 nonzeros */
-    if (teff * 8192 > A->nnz) teff = A->nnz / 8192 > 1 ? (long)(A->nnz / 8192) : 1;
+    long teff = threads; /* spmv_tune: at most one thread per SPMV_MIN_WORK_PER_THREAD nonzeros */
+    _Static_assert(SPMV_MIN_WORK_PER_THREAD == 2048, "the message below names SPMV_MIN_WORK_PER_THREAD");
+    if (teff * SPMV_MIN_WORK_PER_THREAD > A->nnz)
+        teff = A->nnz / SPMV_MIN_WORK_PER_THREAD > 1 ? (long)(A->nnz / SPMV_MIN_WORK_PER_THREAD) : 1;
     printf("search       %s, threads 1..%ld%s, %ld runs x %.2g s per point (median), budget %.0f s%s%s\n",
            full ? "full grid (C x σ x RCM, then threads)" : "staged (C at the model's σ, σ at the best C, RCM, threads)",
-           teff, teff < threads ? " (one per 8192 nonzeros)" : "", runs, run_time, budget, rcm && A->rows == A->cols ? "" : ", no RCM",
+           teff, teff < threads ? " (one per 2048 nonzeros: SPMV_MIN_WORK_PER_THREAD)" : "", runs, run_time, budget, rcm && A->rows == A->cols ? "" : ", no RCM",
            permuted ? ", permuted order" : "");
     fflush(stdout);
     spmv_tune_result r;

@@ -105,17 +105,19 @@ int spmv__cpu_avx2_fma(void); /* AVX2 and FMA with ymm state enabled */
 int spmv__cpu_sve(void);      /* SVE (HWCAP) */
 int spmv__cpu_vendor_amd(void);
 
-/* Software prefetch in the kernels that have it (the x86 families' CRS "-pf" kernels, spmv_sell.prefetch): for
- * matrices whose values and indices take `bytes` >= SPMV_PREFETCH_BYTES (far beyond the caches; in cache the
- * prefetches cost 6-14 %), or as the environment variable SPMV_PREFETCH says (1: always, 0: never; for tests and
- * measurements). */
+/* Software prefetch in the kernels that have it (the x86 families' CRS "-pf" kernels: `bytes` = their values and
+ * indices; the AVX-512 SELL kernels through spmv_sell.prefetch: `bytes` = the stored values): for matrices where
+ * `bytes` >= SPMV_PREFETCH_BYTES (far beyond the caches; in cache the prefetches cost 6-14 %), or as the environment
+ * variable SPMV_PREFETCH says (1: always, 0: never; for tests and measurements). */
 #define SPMV_PREFETCH_ENV "SPMV_PREFETCH"
 #define SPMV_PREFETCH_BYTES ((int64_t)16 << 20)
 int spmv__prefetch_wanted(int64_t bytes);
 
-/* Environment variable that asks for non-temporal stores of y (SELL, permuted order): SPMV_SELL_NT=1. */
+/* Environment variable that asks for non-temporal stores of y (SELL, permuted order or identity perm):
+ * SPMV_SELL_NT=1. */
 #define SPMV_SELL_NT_ENV "SPMV_SELL_NT"
-/* 1 when S asks for non-temporal y stores (S->nt_stores or SPMV_SELL_NT) and is in the permuted order. */
+/* 1 when S asks for non-temporal y stores (S->nt_stores or SPMV_SELL_NT) and its kernels index y directly
+ * (SPMV_SELL_DIRECT: permuted order, or an identity perm). */
 int spmv__sell_nt_requested(const spmv_sell *S);
 
 #endif

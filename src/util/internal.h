@@ -35,11 +35,7 @@ const char *spmv__escape(char *dst, size_t size, const char *src, size_t max);
 int spmv__max_threads(void);
 
 /* Default thread count for a matrix of `work` stored entries: spmv__max_threads(), but at most one thread per
- * SPMV_MIN_WORK_PER_THREAD entries (so a tiny matrix does not pay for starting a team), at least 1. 2048: on the
- * Intel Xeon VM (2 cores, libgomp) a second thread pays from about 4000 entries (CRS at 2 threads, Gflop/s, 8192 ->
- * 2048: pow, 13188 nnz, 3.5 -> 5.7; G51 5.7 -> 8.0; cryg2500 4.5 -> 6.8; SELL no slower anywhere measured), while
- * 494_bus (1666 nnz) on two threads of 833 entries is slower than on one (SELL-32-1 4.5 -> 2.5 at 1024). */
-#define SPMV_MIN_WORK_PER_THREAD 2048
+ * SPMV_MIN_WORK_PER_THREAD entries (spmv.h), at least 1. */
 /* Largest thread count a partition accepts (an OpenMP team of more threads is not started). */
 #define SPMV_MAX_THREADS 4096
 int32_t spmv__auto_threads(int64_t work);

@@ -19,11 +19,11 @@
  * columns go to U sets, summed once per chunk), so each accumulator's FMA chain gets one FMA per U chunk columns:
  * U = 4 for C = 8 (4 chains), 2 for C = 16..64 (4..16 chains). Run columns and gather columns use the same sets.
  *
- * y: contiguous (masked in the last chunk past rows) in the permuted order, scattered through perm in the
- * original order (vscatterdpd in the gather variant, scalar stores in the emul variant). The "-nt" variants write
- * y with non-temporal stores (permuted order, 64-byte aligned y; else ordinary stores) and so save the
- * write-allocate: 8 bytes per row instead of 16. The registry picks them only when asked for (SPMV_SELL_NT=1 or
- * nt_stores when the matrix is built) and the matrix is in the permuted order. */
+ * y: contiguous (masked in the last chunk past rows) in the permuted order or where perm is the identity
+ * (SPMV_SELL_DIRECT), scattered through perm otherwise (vscatterdpd in the gather variant, scalar stores in the emul
+ * variant). The "-nt" variants write y with non-temporal stores (y indexed directly and 64-byte aligned; else
+ * ordinary stores) and so save the write-allocate: 8 bytes per row instead of 16. The registry picks them only when
+ * asked for (SPMV_SELL_NT=1 or nt_stores when the matrix is built) and y is indexed directly. */
 #include "avx512_intrin.h"
 #include "avx512_kernels.h"
 
