@@ -276,6 +276,11 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
         free(lc), free(lst), free(lv), free(inrun), free(keys), free(sk);
     }
     CHK(S->stored == S->chunkptr[S->nchunks]);
+    { /* identity: exactly when perm is the identity (a wrong 1 gives a wrong y, a wrong 0 only a slower one) */
+        int id = 1;
+        for (int32_t i = 0; i < S->rows && id; i++) id = S->perm[i] == i;
+        CHK(S->identity == id);
+    }
     CHK(S->nruns == q0);
 
     /* 16-bit indices: a chunk's gather columns are compressed exactly when they span fewer than 65536 columns, from
@@ -1023,6 +1028,7 @@ static void test_empty_chunks(void)
         CU_ASSERT(S->nlong >= 1 && S->chunkptr[S->nchunks] == 0 && S->stored == N);
         CU_ASSERT(S->col != NULL && S->val != NULL);
         CU_ASSERT(!S->chunkruns || S->runbase != NULL);
+        CU_ASSERT(!S->chunkruns || S->chunkfull != NULL);
         for (int i = 0; i < N; i++) y[i] = want[i] = i;
         want[0] = 0.5 * 0 + 2.0 * N; /* sum_j (j + 1) / (j + 1) = N, times alpha 2; y[i] *= 0.5 elsewhere */
         for (int i = 1; i < N; i++) want[i] *= 0.5;

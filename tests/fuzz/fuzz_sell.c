@@ -266,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const spmv_family *f = spmv__family((spmv_arch)a);
         if (!f || !spmv_arch_usable((spmv_arch)a)) continue;
         for (const spmv_kernel *const *k = f->kernels; k && *k; k++) {
-            if (!(*k)->sell || ((*k)->nt && !S->permuted)) continue;
+            if (!(*k)->sell || ((*k)->nt && !SPMV_SELL_DIRECT(S))) continue; /* nt: y indexed directly */
             if (!((*k)->accepts ? (*k)->accepts(S) : (*k)->shape.C == S->C)) continue;
             S->kernel = *k;
             S->long_kernel = S->nlong > 0 ? family_crs(f) : NULL;

@@ -7,7 +7,8 @@
 #    full run columns with e unmasked x loads, e value loads and e FMAs, no mask, index or gather;
 #  - no stack access in those loops (the accumulators stay in registers), no scalar double arithmetic;
 #  - masked stores (last chunk); a scatter (gather variant, original order); streaming stores exactly in nt ones.
-# CRS (crs_avx512): a loop of mve scalar FMAs (vfmadd...sd), no gather.
+# CRS (crs_avx512*): a loop of mve scalar FMAs (vfmadd...sd), no gather; prefetcht1 exactly in the -pf kernels.
+# SELL: prefetcht1 present (the software-prefetch path for big matrices).
 # Optimized builds only (at -O0 the accumulators live on the stack).
 # Usage: check_inner_loop.sh --shapes KERNEL_SHAPES_BINARY [--objdump OBJDUMP] OBJECT...
 set -eu
@@ -87,6 +88,10 @@ while read -r fam name format C width mve x runs nt; do
     n=$(count_loops "$fn" "\$10 == $mve && \$1 == 0 && \$3 == 0")
     if [ "$n" -ge 1 ]; then echo "ok   $fn: a row loop with $mve scalar FMAs (mve), no gather"
     else echo "FAIL $fn: no loop with $mve scalar FMAs (declared mve $mve)"; loops "$fn"; fail=1; fi
+    case $fn in
+      *_pf) need "$fn" 'prefetcht1' "software prefetch (a -pf kernel)" ;;
+      *) if has "$fn" 'prefetch'; then echo "FAIL $fn: software prefetch in a kernel without -pf"; fail=1; fi ;;
+    esac
     continue
   fi
   e=$((C / 8 * mve))
@@ -105,6 +110,7 @@ while read -r fam name format C width mve x runs nt; do
     report "$fn" "$n" "$e x (unmasked x load, value load, vfmadd231pd zmm) over full run columns, no mask or index load"
   fi
   need "$fn" 'vmovupd[ \t]+ZMMWORD PTR \[[^]]*\]\{k[1-7]\}' "masked store (last chunk)"
+  need "$fn" 'prefetcht1' "software prefetch (the path of big matrices, spmv_sell.prefetch)"
   if [ "$nt" = 1 ]; then need "$fn" 'vmovntpd' "streaming store"
   elif has "$fn" 'vmovntpd'; then echo "FAIL $fn: streaming store in a variant without nt"; fail=1; fi
 done <"$decl"
