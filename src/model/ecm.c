@@ -158,24 +158,29 @@ static incore crs_row(const spmv_machine *m, const spmv_kernel_shape *k, double 
     return r;
 }
 
-/* One SELL chunk of C rows and chunk length len of which runs are run columns (Sect. IV): per chunk column
- * ceil(C/width) registers, each an independent chain; mve accumulator sets split the chunk length: chain
- * ceil(len/mve) FMAs plus the sum of the sets. Loads per register: gather columns xvec_load, run columns a masked x
- * load plus the value load. y: one vector store per register in the permuted order, C scattered stores otherwise. */
-static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, double len, double runs, double gcy,
-                         int permuted)
+/* One SELL chunk of C rows and chunk length len of which runs are run columns, the first `full` of them full
+ * (every lane holds an entry: an unmasked x load, no mask byte; the x86 kernels, spmv_sell.chunkfull) (Sect. IV):
+ * per chunk column ceil(C/width) registers, each an independent chain; mve accumulator sets split the chunk length:
+ * chain ceil(len/mve) FMAs plus the sum of the sets. Loads per register: gather columns xvec_load, run columns a
+ * masked x load (full ones a plain load) plus the value load. y: one vector store per register in the permuted
+ * order, C scattered stores otherwise. */
+static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, double len, double runs, double full,
+                         double gcy, int permuted)
 {
     incore r = {0, 0, 0};
     const int simd = k->width > 1 && k->x != SPMV_X_SCALAR;
     double nv = ceil_pos((double)k->C / k->width); /* registers per chunk column */
     if (!k->runs || !simd) runs = 0;
+    if (full > runs) full = runs;
     if (len > 0) {
         double chain = ceil_pos(len / k->mve) * m->fma_latency + tree(m, len < k->mve ? len : k->mve);
         double thr = len * nv * m->fma_rthroughput;
         r.comp = chain > thr ? chain : thr;
-        if (simd) /* a run column: masked x loads and value loads, its base index and mask byte (2 scalar loads) */
+        if (simd) /* a run column: masked x loads and value loads, its base index and mask byte (2 scalar loads); a
+                     full one: plain x loads, its base only */
             r.load = (len - runs) * nv * xvec_load(m, k, gcy) +
-                     runs * (nv * (masked_load(m) + m->load_rthroughput) + 2.0 * meta_load(m));
+                     (runs - full) * (nv * (masked_load(m) + m->load_rthroughput) + 2.0 * meta_load(m)) +
+                     full * (2.0 * nv * m->load_rthroughput + meta_load(m));
         else
             r.load = 3.0 * len * k->C * scalar_load(m);
     }
@@ -321,7 +326,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     if (k->format == SPMV_FORMAT_CRS) {
         ic = crs_row(m, k, nzr, gcy);
     } else {
-        ic = sell_chunk(m, k, nzr / beta_fill, 0.0, gcy, 1);
+        ic = sell_chunk(m, k, nzr / beta_fill, 0.0, 0.0, gcy, 1);
         ic.comp /= C;
         ic.load /= C;
         ic.store /= C;
@@ -570,7 +575,10 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
         const spmv_sell *S = x.S;
         for (int32_t k = 0; k < S->nchunks; k++) {
             double R = S->chunkruns ? (double)S->chunkruns[k] : 0.0;
-            incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k], R, gcy, permuted);
+            /* the x86 kernels read the full run columns without masks; the SVE kernel predicates every one */
+            const int x86 = S->kernel && (S->kernel->arch == SPMV_ARCH_AVX512 || S->kernel->arch == SPMV_ARCH_AVX2);
+            double F = x86 && S->chunkfull ? (double)S->chunkfull[k] : 0.0;
+            incore c = sell_chunk(m, &r.shape, (double)S->chunklen[k], R, F, gcy, permuted);
             ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
         }
         /* the CRS part of a hybrid matrix: its rows at the in-core shape of the CRS kernel that runs them */

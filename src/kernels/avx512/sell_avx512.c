@@ -322,7 +322,8 @@ static int sell_avx512_aligned(const spmv_sell *S)
 }
 
 /* Traffic per multiply: 12 bytes per stored gather-column entry (value + index), 8.125 per run-column lane (value +
- * mask bit) and 4 per run column (its base), 16 per row (y store + write-allocate; 8 with non-temporal stores, no
+ * mask bit; the full run columns do not read their mask, 1.5 % of a lane, not subtracted) and 4 per run column (its
+ * base), 16 per row (y store + write-allocate; 8 with non-temporal stores, no
  * write-allocate), 12 per chunk (int64 chunk offset + int32 chunk length; the run offset and count are counted with
  * the runs). */
 #define SELL_AVX512_TRAFFIC(ROW)                                                                                   \
