@@ -56,7 +56,7 @@ sed -n 's/^[0-9]*: //p' "$LOG/inner-loop.log" | grep -E '^(crs_sve|sell_sve|chec
 # ---------------------------------------------------------------- 2. qemu settings
 # name;QEMU_CPU;VL in doubles (0: no SVE);ctest -R regex;ctest -E regex (the longest first)
 settings=(
-    "a64fx;a64fx;8;.;^sve_inner_loop$|^test_kernels(_shared)?\.ref$|^avx512_emu$"
+    "a64fx;a64fx;8;.;^sve_inner_loop$|^test_kernels(_shared)?\.ref$|^avx512_emu(\\..*)?$"
     "sve128;max,sve-default-vector-length=16;2;^test_kernels(_shared)?\.sve$|^test_crs$|^test_irregular\.sve$;^sve_inner_loop$"
     "sve2048;max,sve-default-vector-length=256;32;^test_kernels(_shared)?\.sve$|^test_crs$|^test_irregular\.sve$;^sve_inner_loop$"
     "sve1024;max,sve-default-vector-length=128;16;^test_kernels(_shared)?\.sve$|^test_crs$;^sve_inner_loop$"
