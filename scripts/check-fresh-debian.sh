@@ -3,6 +3,8 @@
 # bookworm), put a clean clone of this repository's committed HEAD in it, and run, inside a chroot and timed,
 #   1. scripts/install-deps.sh && cmake -S . -B build && cmake --build build -j && build/tools/spmv-tune ARGS
 #   2. scripts/test.sh
+#   3. the rest of CI (.ci/run after scripts/test.sh): scripts/test-sanitize.sh && scripts/fuzz.sh 60
+#      (SPMV_FRESH_CI=0 leaves it out)
 # ARGS: SPMV_FRESH_TUNE_ARGS (default "--max-time 20": README runs the tuner without arguments, the check bounds it).
 #
 # usage (as root): scripts/check-fresh-debian.sh [ROOT_DIR]      (default /var/tmp/spmv-fresh-debian)
@@ -116,11 +118,15 @@ if [ $status = 0 ]; then
     log "command 2: scripts/test.sh"
     run_in_root "command 2" "scripts/test.sh" || status=1
 fi
+if [ $status = 0 ] && [ "${SPMV_FRESH_CI:-1}" = 1 ]; then
+    log "CI legs: scripts/test-sanitize.sh && scripts/fuzz.sh 60"
+    run_in_root "CI legs" "scripts/test-sanitize.sh && scripts/fuzz.sh 60" || status=1
+fi
 
 echo
 echo "check-fresh-debian: Debian $(cat "$root/etc/debian_version") minbase root, spmv $branch at $commit, $(nproc) CPUs"
 printf '  %s\n' "${times[@]}"
 [ "${SPMV_FRESH_CLEAN:-0}" = 1 ] && { umount -R "$root/work/shared" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" 2>/dev/null || true
                                       rm -rf --one-file-system "$root"; }
-if [ $status = 0 ]; then echo "check-fresh-debian: README's two commands passed"; else echo "check-fresh-debian: FAILED"; fi
+if [ $status = 0 ]; then echo "check-fresh-debian: README's two commands$([ "${SPMV_FRESH_CI:-1}" = 1 ] && echo " and the CI legs") passed"; else echo "check-fresh-debian: FAILED"; fi
 exit $status
