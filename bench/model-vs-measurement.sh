@@ -20,6 +20,8 @@
 # Matrix names: hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw (default: all).
 # The large matrices (lap2d 2000^2: 4 M rows; powerlaw: 2 M rows, 33 M nonzeros) are generated into DATA once
 # (python3 + numpy for lap2d, the peers' gen_irregular for powerlaw; about a minute each).
+# OpenMP waits as the library's users get by default; MVM_WAIT_POLICY=passive sets OMP_WAIT_POLICY for a machine
+# shared with other work (sleeping threads cost in-cache 2-thread points several times their multiply).
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,7 +101,7 @@ for m in $mats; do
     for v in $variants; do
         x=$(vx "$v")
         # shellcheck disable=SC2086
-        if ! env ${x:+SPMV_XACCESS=$x} OMP_WAIT_POLICY=passive "$bench" $s $(vopts "$v") -t 1,2 --time "$time" \
+        if ! env ${x:+SPMV_XACCESS=$x} ${MVM_WAIT_POLICY:+OMP_WAIT_POLICY=$MVM_WAIT_POLICY} "$bench" $s $(vopts "$v") -t 1,2 --time "$time" \
             --runs "$runs" --machine "$machine" --model > "$tmp" 2>&1; then
             echo "model-vs-measurement.sh: $m $v failed:" >&2
             tail -3 "$tmp" >&2
