@@ -292,26 +292,47 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
     }
 }
 
-/* Dispatch on the alpha/beta case once per call. nt_ok: non-temporal stores wanted. */
-SPMV_AVX512_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,
-                                      double beta, double *y, const int C, const int U, const int nt_ok, const int X)
+/* The three alpha/beta paths of one prefetch setting PF, dispatched once per call; nt: non-temporal stores. */
+SPMV_AVX512_INLINE void sell_paths(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,
+                                   double beta, double *y, const int C, const int U, const int nt, const int X,
+                                   const int PF)
 {
-    /* streaming stores need 64-byte aligned y (then every chunk's y block is aligned: C*8 bytes, C >= 8) */
-    const int nt = nt_ok && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 63) == 0;
-    if (S->prefetch) { /* software prefetch (big matrices, spmv_sell.prefetch) */
-        if (beta != 0.0)
-            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X, 1);
-        else if (alpha != 1.0)
-            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X, 1);
-        else
-            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X, 1);
-    } else if (beta != 0.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X, 0);
+    if (beta != 0.0)
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X, PF);
     else if (alpha != 1.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X, 0);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X, PF);
     else
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X, 0); /* fast path y = A x */
-    if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X, PF); /* fast path y = A x */
+}
+
+/* The six paths (alpha/beta case x prefetch) as a function of their own, FN, with the prefetch setting pf. Optimized
+ * builds inline it into the kernel with pf a constant at each of its two calls: one function with six specialized
+ * paths, the machine code check_inner_loop.sh reads. Under AddressSanitizer it stays a function and pf a run-time
+ * value: three paths, each with its prefetch branches. clang's ASan + UBSan instrumentation of the six specialized
+ * paths took over 12 minutes for this file (40 s before the prefetch paths doubled them), and the sanitizer and fuzz
+ * legs of CI compile it; every path still runs under the sanitizers. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SELL_AVX512_SPLIT static __attribute__((noinline))
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SELL_AVX512_SPLIT static __attribute__((noinline))
+#endif
+#endif
+#ifndef SELL_AVX512_SPLIT
+#define SELL_AVX512_SPLIT SPMV_AVX512_INLINE
+#endif
+#define SELL_AVX512_PATHS(FN, CC, XC)                                                                              \
+    SELL_AVX512_SPLIT void FN(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,          \
+                              double beta, double *y, int nt, int pf)                                             \
+    {                                                                                                              \
+        sell_paths(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, nt, XC, pf);                       \
+    }
+
+/* streaming stores need 64-byte aligned y (then every chunk's y block is aligned: C*8 bytes, C >= 8); nt_ok:
+ * non-temporal stores wanted */
+SPMV_AVX512_INLINE int sell_nt(const spmv_sell *S, const double *y, const int nt_ok)
+{
+    return nt_ok && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 63) == 0;
 }
 
 /* Aligned loads need 64-byte aligned values and 32-byte aligned indices at every chunk start. */
@@ -332,10 +353,16 @@ static int sell_avx512_aligned(const spmv_sell *S)
 
 /* One kernel: chunk height CC, x access XN (gather | emul), NT (0 | 1). */
 #define SELL_AVX512_KERNEL(CC, XN, XC, XS, NT, NTN, NTS)                                                                \
+    SELL_AVX512_PATHS(sell_avx512_##XN##NTN##_c##CC##_paths, CC, XC)                                              \
     static void sell_avx512_##XN##NTN##_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,          \
                                               const double *x, double beta, double *y)                            \
     {                                                                                                              \
-        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, NT, XC);                        \
+        const int nt = sell_nt(S, y, NT);                                                                          \
+        if (S->prefetch) /* software prefetch (big matrices, spmv_sell.prefetch) */                                \
+            sell_avx512_##XN##NTN##_c##CC##_paths(S, c0, c1, alpha, x, beta, y, nt, 1);                            \
+        else                                                                                                       \
+            sell_avx512_##XN##NTN##_c##CC##_paths(S, c0, c1, alpha, x, beta, y, nt, 0);                            \
+        if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */          \
     }                                                                                                              \
     static int sell_avx512_##XN##NTN##_accepts_c##CC(const spmv_sell *S)                                           \
     {                                                                                                              \
