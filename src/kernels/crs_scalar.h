@@ -83,12 +83,6 @@ enum { SPMV_CRS_Y_SET = 0, SPMV_CRS_Y_SCALE = 1, SPMV_CRS_Y_AXPBY = 2 };
  * 2.26), lap2d 2000^2 1.93 -> 2.11. In cache it costs 6-14 % (bcsstk13, G51, Groebner): hence the size test. */
 #define SPMV_CRS_PF 256
 
-/* p + bytes as an address for a prefetch (an integer sum: no pointer past an array is formed) */
-static inline __attribute__((always_inline)) const void *spmv__ahead(const void *p, uintptr_t bytes)
-{
-    return (const void *)((uintptr_t)p + bytes);
-}
-
 /* y[r] = beta*y[r] + alpha*sum_j A[r,j]*x[j], rows [r0,r1); mode, accs and pf are compile-time constants after
  * inlining */
 static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const spmv_crs *A, int32_t r0, int32_t r1,
@@ -102,10 +96,9 @@ static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const sp
     int64_t b = rp[r0];
     for (int32_t r = r0; r < r1; r++) {
         const int64_t e = rp[r + 1];
-        if (pf) { /* the address may lie past the arrays (a prefetch never faults): formed as an integer, since a
-                     pointer past the end of an array is undefined in C */
-            for (int64_t q = b; q < e; q += 8) __builtin_prefetch(spmv__ahead(val + q, SPMV_CRS_PF * 8), 0, 2);
-            for (int64_t q = b; q < e; q += 16) __builtin_prefetch(spmv__ahead(col + q, SPMV_CRS_PF * 4), 0, 2);
+        if (pf) { /* the address may lie past the arrays (a prefetch never faults): spmv__addr */
+            for (int64_t q = b; q < e; q += 8) __builtin_prefetch(spmv__addr(val + q, SPMV_CRS_PF * 8), 0, 2);
+            for (int64_t q = b; q < e; q += 16) __builtin_prefetch(spmv__addr(col + q, SPMV_CRS_PF * 4), 0, 2);
         }
         const double s = accs == SPMV_CRS_SHORT_ACCS ? spmv__crs_row_scalar2(e - b, val + b, col + b, x)
                                                      : spmv__crs_row_scalar(e - b, val + b, col + b, x);

@@ -120,4 +120,17 @@ int spmv__prefetch_wanted(int64_t bytes);
  * (SPMV_SELL_DIRECT: permuted order, or an identity perm). */
 int spmv__sell_nt_requested(const spmv_sell *S);
 
+/* p + bytes as an address, formed as an integer sum: a prefetch address may lie past its array and a masked
+ * run-column load's base before x (a subdiagonal in chunk 0: key -1) or past its end, where only masked-off lanes
+ * would be; such a pointer is undefined in C even when nothing is read through it. */
+static inline __attribute__((always_inline)) const void *spmv__addr(const void *p, intptr_t bytes)
+{
+    return (const void *)((uintptr_t)p + (uintptr_t)bytes);
+}
+/* x + off (off may be negative) for a masked run-column x load, through spmv__addr */
+static inline __attribute__((always_inline)) const double *spmv__run_x(const double *x, int64_t off)
+{
+    return (const double *)spmv__addr(x, (intptr_t)(off * (int64_t)sizeof(double)));
+}
+
 #endif

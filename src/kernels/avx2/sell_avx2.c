@@ -104,13 +104,6 @@ AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, d
     }
 }
 
-/* x + b + off (off >= 0) for a masked run-column load: b may be negative (a subdiagonal in chunk 0: key -1) and
- * x + b + off may lie past x's end, where only the masked-off lanes would be; formed as an integer, since such a
- * pointer is undefined in C even when nothing is read there */
-AVX2_INLINE const double *run_x(const double *x, int32_t b, int off)
-{
-    return (const double *)((uintptr_t)x + (uintptr_t)(((intptr_t)b + off) * (intptr_t)sizeof(double)));
-}
 
 AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *restrict x,
                              double beta, double *restrict y, const int C, const int U, const int mode, const int X)
@@ -145,14 +138,16 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
                     AVX2_UNROLL
                     for (int v = 0; v < NV; v++) {
                         const __m256d xv =
-                            _mm256_maskload_pd(run_x(x, rb[u], 4 * v), mask4(rm[u * MB + v / 2] >> (4 * (v % 2))));
+                            _mm256_maskload_pd(spmv__run_x(x, (int64_t)rb[u] + 4 * v),
+                                               mask4(rm[u * MB + v / 2] >> (4 * (v % 2))));
                         acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v), xv, acc[u][v]);
                     }
             }
             for (; j < R; j++, vp += C, rb++, rm += MB) {
                 AVX2_UNROLL
                 for (int v = 0; v < NV; v++) {
-                    const __m256d xv = _mm256_maskload_pd(run_x(x, rb[0], 4 * v), mask4(rm[v / 2] >> (4 * (v % 2))));
+                    const __m256d xv =
+                        _mm256_maskload_pd(spmv__run_x(x, (int64_t)rb[0] + 4 * v), mask4(rm[v / 2] >> (4 * (v % 2))));
                     acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), xv, acc[0][v]);
                 }
             }

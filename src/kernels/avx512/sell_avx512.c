@@ -40,14 +40,6 @@ enum {
 enum { SELL_NV_MAX = 8, SELL_U_MAX = 4 }; /* bounds of the accumulator array (zmm per column, sets) */
 enum { SELL_X_GATHER = 0, SELL_X_EMUL = 1 }; /* x access, a compile-time constant after inlining */
 
-/* x + b + off (off >= 0) for a masked run-column load: b may be negative (a subdiagonal in chunk 0: key -1) and
- * x + b + off may lie past x's end, where only the masked-off lanes would be; formed as an integer, since such a
- * pointer is undefined in C even when nothing is read there */
-SPMV_AVX512_INLINE const double *run_x(const double *x, int32_t b, int off)
-{
-    return (const double *)((uintptr_t)x + (uintptr_t)(((intptr_t)b + off) * (intptr_t)sizeof(double)));
-}
-
 /* Two column indices from one 8-byte load (4 index loads per 8 lanes instead of 8: about 10 % faster on Zen 5,
  * where the loads bound the emulation). */
 SPMV_AVX512_INLINE void idx_pair(const int32_t *c, int64_t *lo, int64_t *hi)
@@ -101,20 +93,20 @@ SPMV_AVX512_INLINE __m512d gather8_16(const uint16_t *c, const double *xb, const
     return _mm512_i32gather_pd(_mm256_cvtepu16_epi32(_mm_load_si128((const __m128i *)c)), xb, 8);
 }
 
-/* Software prefetch for matrices far larger than the caches (spmv_sell.prefetch: 2^21 stored entries or more): each value line SELL_AVX512_PF doubles ahead into L2 (prefetcht1), and the 32-bit index lines of gather
- * columns as far ahead in entries. One core of the Intel Xeon VM reads 16 GB/s with the hardware prefetchers alone
- * and 19 GB/s with a prefetch 1 KiB ahead (read-only stream, 512 MiB); SELL-32-rows on powerlaw 2M 0.43-0.45 ->
- * 0.51-0.52 Gflop/s, SELL-32-1 on HPCG 128^3 3.09-3.16 -> 3.22 (1 thread; BENCHMARKS.md). */
+/* Software prefetch for matrices far larger than the caches (spmv_sell.prefetch: 2^21 stored entries or more): each
+ * value line SELL_AVX512_PF doubles ahead into L2 (prefetcht1), and the 32-bit index lines of gather columns as far
+ * ahead in entries. One core of the Intel Xeon VM reads 16 GB/s with the hardware prefetchers alone and 19 GB/s
+ * with a prefetch 1 KiB ahead (read-only stream, 512 MiB); SELL-32-rows on powerlaw 2M 0.43-0.45 -> 0.51-0.52
+ * Gflop/s, SELL-32-1 on HPCG 128^3 3.09-3.16 -> 3.22 (1 thread; BENCHMARKS.md). */
 enum { SELL_AVX512_PF = 128 };
-/* the addresses may lie past the arrays (a prefetch never faults): formed as integers, since a pointer past the end
- * of an array is undefined in C */
+/* the addresses may lie past the arrays (a prefetch never faults): spmv__addr */
 SPMV_AVX512_INLINE void sell_prefetch(const double *v)
 {
-    _mm_prefetch((const char *)((uintptr_t)v + SELL_AVX512_PF * sizeof(double)), _MM_HINT_T1);
+    _mm_prefetch((const char *)spmv__addr(v, SELL_AVX512_PF * sizeof(double)), _MM_HINT_T1);
 }
 SPMV_AVX512_INLINE void sell_prefetch_idx(const int32_t *c)
 {
-    _mm_prefetch((const char *)((uintptr_t)c + SELL_AVX512_PF * sizeof(int32_t)), _MM_HINT_T1);
+    _mm_prefetch((const char *)spmv__addr(c, SELL_AVX512_PF * sizeof(int32_t)), _MM_HINT_T1);
 }
 
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
@@ -228,7 +220,8 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                 for (int u = 0; u < U; u++)
                     SPMV_UNROLL_FULL
                     for (int v = 0; v < NV; v++) {
-                        const __m512d xv = _mm512_maskz_loadu_pd(rm[u * NV + v], run_x(x, rb[u], 8 * v));
+                        const __m512d xv =
+                            _mm512_maskz_loadu_pd(rm[u * NV + v], spmv__run_x(x, (int64_t)rb[u] + 8 * v));
                         acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
                         if (PF) sell_prefetch(vp + u * C + 8 * v);
                     }
@@ -236,7 +229,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
             for (; j < R; j++, vp += C, rb++, rm += NV) {
                 SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
-                    const __m512d xv = _mm512_maskz_loadu_pd(rm[v], run_x(x, rb[0], 8 * v));
+                    const __m512d xv = _mm512_maskz_loadu_pd(rm[v], spmv__run_x(x, (int64_t)rb[0] + 8 * v));
                     acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
                 }
             }

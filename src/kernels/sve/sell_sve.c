@@ -82,18 +82,11 @@ static inline __attribute__((always_inline)) uint64_t mask_bits(const uint8_t *m
         const svfloat64_t xv = svld1_gather_u64index_f64(all, xb, idx);                                          \
         a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
     }
-/* x + off for a predicated run-column load: off may be negative (a subdiagonal in chunk 0: key -1) and x + off
- * may lie past x's end, where only the inactive lanes would be; formed as an integer, since such a pointer is
- * undefined in C even when nothing is read there */
-static inline __attribute__((always_inline)) const double *run_x(const double *x, int64_t off)
-{
-    return (const double *)((uintptr_t)x + (uintptr_t)(off * (int64_t)sizeof(double)));
-}
 #define RUN_STEP(u, a)                                                                                           \
     if (K > (u)) {                                                                                               \
         const svbool_t p = svcmpne_n_u64(                                                                        \
             all, svand_u64_x(all, svdup_n_u64(mask_bits(rm, b0 + (u) * VL, VL)), lanebit), 0);              \
-        const svfloat64_t xv = svld1_f64(p, run_x(xr, (u) * VL));                                                \
+        const svfloat64_t xv = svld1_f64(p, spmv__run_x(xr, (u) * VL));                                          \
         a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
     }
 #define SELL_OUT(u, a) \
@@ -115,7 +108,7 @@ static inline __attribute__((always_inline)) void sell_block(const spmv_sell *S,
         const int32_t *rb = S->runbase + S->runptr[k];
         const uint8_t *rm = S->runmask + S->runptr[k] * mb;
         for (int32_t j = 0; j < R; j++, val += C, col += C, rm += mb) {
-            const double *xr = run_x(x, (int64_t)rb[j] + b0); /* key rb[j] may be negative: x - 1 */
+            const double *xr = spmv__run_x(x, (int64_t)rb[j] + b0); /* key rb[j] may be negative: x - 1 */
             RUN_STEP(0, a0) RUN_STEP(1, a1) RUN_STEP(2, a2) RUN_STEP(3, a3)
             RUN_STEP(4, a4) RUN_STEP(5, a5) RUN_STEP(6, a6) RUN_STEP(7, a7)
         }
