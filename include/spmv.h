@@ -51,6 +51,11 @@ extern "C" {
  * one (SELL-32-1 4.5 -> 2.5 at 1024). */
 #define SPMV_MIN_WORK_PER_THREAD 2048
 
+/** Size of y (bytes) from which spmv_sell_opts.nt_stores = -1 (auto) asks for non-temporal stores: 16 MiB, 2^21
+ * rows. A y this large does not stay in the caches of the machines measured between two multiplies of a matrix
+ * that is larger still, so the write-allocate of ordinary stores is pure traffic. */
+#define SPMV_NT_AUTO_BYTES ((int64_t)16 << 20)
+
 /* ================================================================================================ */
 /* Status codes, errors, version                                                                     */
 /* ================================================================================================ */
@@ -253,10 +258,14 @@ typedef struct spmv_sell_opts {
                          original order). With 1, every x passed to spmv_sell_mv must first go through
                          spmv_sell_permute_vec and every y back through spmv_sell_unpermute_vec: an original-order
                          vector gives a wrong result, not an error. SPMV_VERBOSE=1 names the order of each matrix. */
-    int nt_stores;    /**< 1: non-temporal stores of y in the permuted order where a kernel has them (AVX-512):
-                         no write-allocate, 8 bytes/row less traffic; worth it only when y does not fit in cache.
-                         Ignored in the original order unless perm is the identity (spmv_sell.identity). The
-                         environment variable SPMV_SELL_NT=1 sets it too. */
+    int nt_stores;    /**< non-temporal (streaming) stores of y where a kernel has them (AVX-512, AVX2): no
+                         write-allocate, 8 bytes per row less traffic, and y is not in the caches after the
+                         multiply. -1 = auto (default): on when the kernels index y directly (permuted order, or a
+                         perm that is the identity, spmv_sell.identity) and y holds SPMV_NT_AUTO_BYTES or more,
+                         so that it would not stay in the caches anyway (lap2d 2000^2, 32 MiB of y: SELL-32-1
+                         1.76 -> 1.88 Gflop/s at 1 thread, 3.03 -> 3.68 at 2, BENCHMARKS.md); 0 = off; 1 = on
+                         where y is indexed directly (ignored in the original order otherwise). The environment
+                         variable SPMV_SELL_NT=1 or 0 overrides it. */
     int rcm;          /**< 1: apply reverse Cuthill-McKee (square matrices) before the sigma-sort; 0: off */
     int nthreads;     /**< parts of the thread partition; 0 = omp_get_max_threads(), at most one per 2048 entries */
     int32_t runs;     /**< run columns (see spmv_sell): a chunk column becomes a run column when at least `runs` of
@@ -327,7 +336,8 @@ typedef struct spmv_sell {
     int identity;       /**< 1: perm is the identity (sigma = 1 without RCM and without rows moved to the CRS part,
                            or a sort that moved no row), so both vector orders are the same and the kernels index y
                            directly, without perm */
-    int nt_stores;      /**< non-temporal y stores requested (spmv_sell_opts.nt_stores) */
+    int nt_stores;      /**< 1: non-temporal y stores wanted (spmv_sell_opts.nt_stores: 1, or -1 with y of
+                           SPMV_NT_AUTO_BYTES or more); the kernels use them where y is indexed directly */
     int64_t nnz;        /**< nonzeros of A (explicit zeros included) */
     int64_t stored;     /**< stored entries including padding = chunkptr[nchunks] + longptr[nlong] (the CRS part
                            has no padding) */

@@ -1065,6 +1065,73 @@ static void test_empty_chunks(void)
     spmv_crs_free(Z);
 }
 
+/* Non-temporal y stores: auto (the default, -1) asks for them from SPMV_NT_AUTO_BYTES of y on, exactly; 0 and 1
+ * as given; other values refused; the kernel chosen has them ("-nt") where the family has such a kernel and y is
+ * indexed directly (sigma = 1 here: an identity perm), none in the original order with a real perm; the product
+ * is exact (a diagonal). SPMV_SELL_NT overrides the choice, so the test runs without it. */
+static void test_nt_auto(void)
+{
+    const char *env = getenv("SPMV_SELL_NT");
+    if (env && *env) {
+        CU_PASS("SPMV_SELL_NT is set: it overrides the rule under test");
+        return;
+    }
+    const int32_t big = (int32_t)(SPMV_NT_AUTO_BYTES / (int64_t)sizeof(double)); /* 2^21 rows: 16 MiB of y */
+    int64_t *rp = malloc(((size_t)big + 1) * sizeof *rp);
+    int32_t *col = malloc((size_t)big * sizeof *col);
+    double *val = malloc((size_t)big * sizeof *val), *x = NULL, *y = NULL;
+    CU_ASSERT_FATAL(rp && col && val);
+    for (int32_t i = 0; i < big; i++) {
+        rp[i] = i;
+        col[i] = i;
+        val[i] = 1.0 + (i % 5);
+    }
+    rp[big] = big;
+    CU_ASSERT_FATAL(spmv_vec_alloc(big, &x) == SPMV_OK && spmv_vec_alloc(big, &y) == SPMV_OK);
+    for (int32_t i = 0; i < big; i++) x[i] = (double)(i % 7);
+    struct {
+        int32_t rows, sigma;
+        int nt_opt, want;
+    } cases[] = {{big, 1, -1, 1}, {big - 1, 1, -1, 0}, {big, 1, 0, 0}, {1000, 1, 1, 1}, {big, 1, 2, -1},
+                 {big, 1, -2, -1}, {big, 64, -1, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        spmv_crs *A = NULL; /* the first `rows` rows and columns of the diagonal */
+        CU_ASSERT_FATAL(spmv_crs_wrap(cases[c].rows, cases[c].rows, rp, col, val, &A) == SPMV_OK);
+        spmv_sell_opts o = spmv_sell_opts_default();
+        CU_ASSERT(o.nt_stores == -1);
+        o.C = 8;
+        o.sigma = cases[c].sigma;
+        o.nt_stores = cases[c].nt_opt;
+        spmv_sell *S = NULL;
+        spmv_status st = spmv_sell_from_crs(A, &o, &S);
+        if (cases[c].want < 0) {
+            CU_ASSERT(st == SPMV_ERR_ARG && S == NULL);
+            CU_ASSERT(strstr(spmv_last_error(), "opts->nt_stores") != NULL);
+        } else {
+            CU_ASSERT_FATAL(st == SPMV_OK);
+            CU_ASSERT(S->nt_stores == cases[c].want);
+            /* sigma = 64 sorts nothing here (all rows of length 1): a sort that moves no row is the identity */
+            const int direct = S->permuted || S->identity;
+            CU_ASSERT(direct);
+            spmv_arch a;
+            CU_ASSERT_FATAL(spmv_arch_get(&a) == SPMV_OK);
+            const int has_nt = a == SPMV_ARCH_AVX512 || a == SPMV_ARCH_AVX2;
+            CU_ASSERT((strstr(spmv_sell_kernel_name(S), "-nt") != NULL) == (has_nt && cases[c].want && direct));
+            CU_ASSERT(spmv_sell_mv(S, 1.0, x, 0.0, y) == SPMV_OK);
+            int64_t bad = 0;
+            for (int32_t i = 0; i < cases[c].rows; i++) bad += y[i] != (1.0 + (i % 5)) * (double)(i % 7);
+            CU_ASSERT(bad == 0);
+            spmv_sell_free(S);
+        }
+        spmv_crs_free(A);
+    }
+    spmv_vec_free(x);
+    spmv_vec_free(y);
+    free(rp);
+    free(col);
+    free(val);
+}
+
 int main(void)
 {
     tu_suite("sell", (tu_case[]){{"defaults", test_defaults},
@@ -1080,6 +1147,7 @@ int main(void)
                                  {"argument errors", test_arg_errors},
                                  {"out of memory", test_out_of_memory},
                                  {"chunks that store nothing (col, val, runbase not NULL)", test_empty_chunks},
+                                 {"non-temporal y stores: auto from 16 MiB of y", test_nt_auto},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
     return tu_run();

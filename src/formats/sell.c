@@ -44,7 +44,7 @@ spmv_sell_opts spmv_sell_opts_default(void)
     o.sigma = 1;
     o.unroll = 1;
     o.permuted = 0;
-    o.nt_stores = 0;
+    o.nt_stores = -1;
     o.rcm = 0;
     o.nthreads = 0;
     o.runs = -1;
@@ -697,6 +697,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     if (opts->runs < -1 || (opts->runs > 0 && opts->C > 64))
         return spmv__error(SPMV_ERR_ARG, "%s: opts->runs = %d: use -1 (auto), 0 (off) or a lane count with C <= 64 "
                            "(C = %d)", fn, opts->runs, opts->C);
+    if (opts->nt_stores < -1 || opts->nt_stores > 1)
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->nt_stores = %d: use -1 (auto), 0 (off) or 1 (on)", fn,
+                           opts->nt_stores);
     if (opts->idx16 < -1 || opts->idx16 > 1)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->idx16 = %d: use -1 (auto), 0 (off) or 1 (on)", fn, opts->idx16);
     if (opts->xaccess < SPMV_X_AUTO || opts->xaccess > SPMV_X_EMUL)
@@ -728,7 +731,8 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     S->sigma = opts->sigma < rows ? opts->sigma : (rows > 0 ? rows : 1);
     S->unroll = opts->unroll;
     S->permuted = opts->permuted ? 1 : 0;
-    S->nt_stores = opts->nt_stores ? 1 : 0;
+    S->nt_stores = opts->nt_stores < 0 ? (int64_t)rows * (int64_t)sizeof(double) >= SPMV_NT_AUTO_BYTES
+                                       : opts->nt_stores != 0;
     S->nnz = A->nnz;
 
     const size_t nrows = (size_t)rows;

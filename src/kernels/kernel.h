@@ -113,10 +113,10 @@ int spmv__cpu_vendor_amd(void);
 #define SPMV_PREFETCH_BYTES ((int64_t)16 << 20)
 int spmv__prefetch_wanted(int64_t bytes);
 
-/* Environment variable that asks for non-temporal stores of y (SELL, permuted order or identity perm):
- * SPMV_SELL_NT=1. */
+/* Environment variable that forces non-temporal stores of y on (SPMV_SELL_NT=1) or off (0) for SELL matrices whose
+ * kernels index y directly (permuted order or identity perm), whatever spmv_sell_opts.nt_stores says. */
 #define SPMV_SELL_NT_ENV "SPMV_SELL_NT"
-/* 1 when S asks for non-temporal y stores (S->nt_stores or SPMV_SELL_NT) and its kernels index y directly
+/* 1 when S asks for non-temporal y stores (SPMV_SELL_NT, else S->nt_stores) and its kernels index y directly
  * (SPMV_SELL_DIRECT: permuted order, or an identity perm). */
 int spmv__sell_nt_requested(const spmv_sell *S);
 

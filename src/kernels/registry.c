@@ -148,8 +148,8 @@ int spmv__prefetch_wanted(int64_t bytes)
 
 int spmv__sell_nt_requested(const spmv_sell *S)
 {
-    const char *e = getenv(SPMV_SELL_NT_ENV); /* benchmark override */
-    return SPMV_SELL_DIRECT(S) && (S->nt_stores || (e && *e && *e != '0'));
+    const char *e = getenv(SPMV_SELL_NT_ENV); /* override: 1 on, 0 off */
+    return SPMV_SELL_DIRECT(S) && (e && *e ? *e != '0' : S->nt_stores);
 }
 
 static const char *xaccess_name(spmv_xaccess x)
@@ -273,6 +273,12 @@ static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char
         const int nt = spmv__sell_nt_requested(S);
         const spmv_xaccess x = (spmv_xaccess)S->xaccess;
         k = sell_find(f, S, x, nt);
+        if (k && k->nt) { /* why streaming stores: the caller, the environment or the size of y (auto) */
+            const char *e = getenv(SPMV_SELL_NT_ENV);
+            snprintf(why, sizeof why, " (non-temporal y stores: %s; y is %.1f MiB)",
+                     e && *e ? "SPMV_SELL_NT" : "spmv_sell_opts.nt_stores, auto from 16 MiB of y",
+                     8.0 * (double)S->rows / 1048576.0);
+        }
         if (!k && nt) { /* no streaming-store variant: ordinary stores */
             k = sell_find(f, S, x, 0);
             if (k) snprintf(why, sizeof why, " (no non-temporal-store variant)");

@@ -5,7 +5,8 @@
 #include "kernel.h"
 
 #define SPMV_AVX2_SELL_DECL(CC)                                                                                    \
-    extern const spmv_kernel spmv__k_sell_avx2_gather_c##CC, spmv__k_sell_avx2_emul_c##CC;
+    extern const spmv_kernel spmv__k_sell_avx2_gather_c##CC, spmv__k_sell_avx2_emul_c##CC,                       \
+        spmv__k_sell_avx2_gather_nt_c##CC, spmv__k_sell_avx2_emul_nt_c##CC;
 SPMV_AVX2_SELL_DECL(4)
 SPMV_AVX2_SELL_DECL(8)
 SPMV_AVX2_SELL_DECL(16)

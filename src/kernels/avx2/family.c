@@ -1,13 +1,17 @@
 /* The AVX2 + FMA family, for x86 cores without AVX-512 (cmake/SpmvIsa.cmake builds this folder with -mavx2 -mfma
  * only). SELL: C = 4, 8, 16, 32 in the x-access variants "gather" (vgatherdpd ymm) and "emul" (scalar loads and
- * inserts), the faster one on this core by default (measured once per process); CRS: the scalar-FMA kernel. Usable
- * when the CPU has AVX2 and FMA and the OS saves the ymm state (src/arch/cpu.c). */
+ * inserts), the faster one on this core by default (measured once per process), each also with non-temporal y
+ * stores ("-nt", listed first: the registry offers them only when the matrix asks for them); CRS: the scalar-FMA
+ * kernels. Usable when the CPU has AVX2 and FMA and the OS saves the ymm state (src/arch/cpu.c). */
 #include "avx2_kernels.h"
 
 #include <pthread.h>
 #include <stddef.h>
 
 static const spmv_kernel *const avx2_kernels[] = {
+    &spmv__k_sell_avx2_emul_nt_c4,  &spmv__k_sell_avx2_gather_nt_c4,  &spmv__k_sell_avx2_emul_nt_c8,
+    &spmv__k_sell_avx2_gather_nt_c8, &spmv__k_sell_avx2_emul_nt_c16, &spmv__k_sell_avx2_gather_nt_c16,
+    &spmv__k_sell_avx2_emul_nt_c32, &spmv__k_sell_avx2_gather_nt_c32,
     &spmv__k_sell_avx2_emul_c4,  &spmv__k_sell_avx2_gather_c4,  &spmv__k_sell_avx2_emul_c8,
     &spmv__k_sell_avx2_gather_c8, &spmv__k_sell_avx2_emul_c16, &spmv__k_sell_avx2_gather_c16,
     &spmv__k_sell_avx2_emul_c32, &spmv__k_sell_avx2_gather_c32, &spmv__k_crs_avx2_short_pf, &spmv__k_crs_avx2_short,

@@ -8,8 +8,11 @@
  *    vmovsd + vmovhpd pairs, vinsertf128). AVX2 gathers are slow on AMD cores as well; the family times both once
  *    per process (family.c) and uses the faster one by default.
  * MVE: C/4 ymm accumulators per chunk column times U sets along the chunk length: U = 4 for C = 4, 2 for C = 8 and
- * 16, 1 for C = 32 (8 chains; 16 ymm registers in all). y: contiguous in the permuted order (masked stores in the
- * last chunk), scalar stores through perm in the original order. No non-temporal variants. */
+ * 16, 1 for C = 32 (8 chains; 16 ymm registers in all). y: contiguous in the permuted order or where perm is the
+ * identity (SPMV_SELL_DIRECT; masked stores in the last chunk), scalar stores through perm in the original order.
+ * The "-nt" variants store y with non-temporal stores where it is indexed directly and 32-byte aligned (8 bytes
+ * per row instead of 16: no write-allocate); the registry picks them when the matrix asks for them
+ * (spmv_sell.nt_stores: by default for 16 MiB of y and more; SPMV_SELL_NT). */
 #include "avx2_kernels.h"
 
 #include <immintrin.h>
@@ -71,7 +74,7 @@ AVX2_INLINE __m256d gather4_16(const uint16_t *c, const double *xb, const int X)
 
 /* the C results of chunk k (acc[v]: rows k*C + 4v .. +3) */
 AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, double alpha, double beta, double *y,
-                            const int C, const int mode)
+                            const int C, const int mode, const int nt)
 {
     const int NV = C / 4;
     const int64_t i0 = (int64_t)k * C, rem = (int64_t)S->rows - i0;
@@ -86,7 +89,10 @@ AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, d
             double *yv = y + i0 + 4 * v;
             if (n >= 4) {
                 if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_loadu_pd(yv), r);
-                _mm256_storeu_pd(yv, r);
+                if (nt)
+                    _mm256_stream_pd(yv, r);
+                else
+                    _mm256_storeu_pd(yv, r);
             } else {
                 const __m256i m = mask4((1u << n) - 1u);
                 if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_maskload_pd(yv, m), r);
@@ -106,7 +112,8 @@ AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, d
 
 
 AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *restrict x,
-                             double beta, double *restrict y, const int C, const int U, const int mode, const int X)
+                             double beta, double *restrict y, const int C, const int U, const int mode, const int X,
+                             const int nt)
 {
     const int NV = C / 4, MB = (C + 7) / 8; /* vectors per column, mask bytes per run column */
     for (int32_t k = c0; k < c1; k++) {
@@ -189,19 +196,22 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
         for (int v = 0; v < NV; v++)
             AVX2_UNROLL
             for (int u = 1; u < U; u++) acc[0][v] = _mm256_add_pd(acc[0][v], acc[u][v]);
-        sell_store(S, k, acc[0], alpha, beta, y, C, mode);
+        sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt);
     }
 }
 
 AVX2_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
-                               double *y, const int C, const int U, const int X)
+                               double *y, const int C, const int U, const int X, const int NT)
 {
+    /* streaming stores need y indexed directly and 32-byte aligned (then every chunk's y block is: C*8 bytes) */
+    const int nt = NT && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 31) == 0;
     if (beta != 0.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt);
     else if (alpha != 1.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X, nt);
     else
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X, nt);
+    if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */
 }
 
 /* aligned value loads (32 bytes) and index loads (16 bytes) at every chunk start */
@@ -211,29 +221,35 @@ static int sell_avx2_aligned(const spmv_sell *S)
            (S->nchunks == 0 || (S->chunkptr[0] & 3) == 0);
 }
 
-/* Traffic: as the AVX-512 family (12 B per gather-column entry, 8.125 per run lane, 4 per run column, 16 per row,
- * 12 per chunk). */
-#define SELL_AVX2_TRAFFIC                                                                                          \
-    {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2,                    \
+/* Traffic: as the AVX-512 family (12 B per gather-column entry, 8.125 per run lane, 4 per run column, 16 per row --
+ * 8 with non-temporal stores --, 12 per chunk). */
+#define SELL_AVX2_TRAFFIC(ROW)                                                                                     \
+    {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
      .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
 
-#define SELL_AVX2_KERNEL(CC, XN, XC, XS)                                                                           \
-    static void sell_avx2_##XN##_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, \
-                                       double beta, double *y)                                                     \
+/* One kernel: chunk height CC, x access XN (gather | emul), NT (0 | 1: non-temporal y stores, name "-nt"). */
+#define SELL_AVX2_KERNEL(CC, XN, XC, XS, NT, NTN, NTS)                                                             \
+    static void sell_avx2_##XN##NTN##_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,            \
+                                            const double *x, double beta, double *y)                              \
     {                                                                                                              \
-        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX2_UNROLL_C##CC, XC);                              \
+        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX2_UNROLL_C##CC, XC, NT);                          \
     }                                                                                                              \
-    static int sell_avx2_##XN##_accepts_c##CC(const spmv_sell *S) { return S->C == CC && sell_avx2_aligned(S); }  \
-    const spmv_kernel spmv__k_sell_avx2_##XN##_c##CC = {                                                           \
-        .name = "sell-avx2-" #XN "-C" #CC, .arch = SPMV_ARCH_AVX2, .sell = sell_avx2_##XN##_c##CC,                 \
-        .traffic = SELL_AVX2_TRAFFIC,                                                                              \
+    static int sell_avx2_##XN##NTN##_accepts_c##CC(const spmv_sell *S)                                             \
+    {                                                                                                              \
+        return S->C == CC && sell_avx2_aligned(S);                                                                 \
+    }                                                                                                              \
+    const spmv_kernel spmv__k_sell_avx2_##XN##NTN##_c##CC = {                                                      \
+        .name = "sell-avx2-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX2, .sell = sell_avx2_##XN##NTN##_c##CC,       \
+        .traffic = SELL_AVX2_TRAFFIC(NT ? 8 : 16),                                                                 \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 4, .mve = SELL_AVX2_UNROLL_C##CC, .x = XS,        \
                   .runs = 1, .idx16 = 1},                                                                          \
-        .accepts = sell_avx2_##XN##_accepts_c##CC};
+        .nt = NT, .accepts = sell_avx2_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX2_DEFINE(CC)                                                                                       \
-    SELL_AVX2_KERNEL(CC, gather, X_GATHER, SPMV_X_GATHER)                                                          \
-    SELL_AVX2_KERNEL(CC, emul, X_EMUL, SPMV_X_EMUL)
+    SELL_AVX2_KERNEL(CC, gather, X_GATHER, SPMV_X_GATHER, 0, , "")                                                 \
+    SELL_AVX2_KERNEL(CC, emul, X_EMUL, SPMV_X_EMUL, 0, , "")                                                       \
+    SELL_AVX2_KERNEL(CC, gather, X_GATHER, SPMV_X_GATHER, 1, _nt, "-nt")                                           \
+    SELL_AVX2_KERNEL(CC, emul, X_EMUL, SPMV_X_EMUL, 1, _nt, "-nt")
 
 SELL_AVX2_DEFINE(4)
 SELL_AVX2_DEFINE(8)
