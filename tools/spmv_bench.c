@@ -35,8 +35,9 @@ static void usage(FILE *f)
             "  --auto          SELL parameters recorded by spmv-tune for this matrix and machine (else the model's)\n"
             "  --pmu           count the timed multiply with the PMU: counted Gflop/s, counted flops / (2 nnz) next\n"
             "                  to 1/beta, IPC, top-down level 1, and the events used (libpfm4; one line if absent)\n"
-            "Prints Gflop/s (2*nnz/time), the traffic the kernel declares and the bandwidth it implies, and with a\n"
-            "machine file two figures: %% of the roofline (a bound) and the ECM prediction's error.\n");
+            "Prints Gflop/s (2*nnz/time), the traffic the kernel declares (also in bytes per nonzero) and the\n"
+            "bandwidth it implies, and with a machine file the bytes per nonzero its read bandwidth could move in\n"
+            "the measured time and two figures: %% of the roofline (a bound) and the ECM prediction's error.\n");
     bench_suite_usage(f);
     fprintf(f, "spmv-bench --mpi ...: under mpirun, the distributed multiply (spmv-bench-mpi --help)\n");
 }
@@ -68,6 +69,25 @@ static int get_machine(const char *explicit_path, bench_machine *bm)
     }
     bm->have = 1;
     return 0;
+}
+
+/* Bytes per nonzero: the kernel's declaration against what the machine's read bandwidth (spmv-machine's LOAD stream
+ * at this many cores) can move in the measured time. Declared above the bound: part of the data came from the
+ * caches (or the machine file is off); far below it: the kernel does not stream at the bandwidth. */
+static void print_bytes_check(const bench_machine *bm, int threads, int64_t nnz, double bytes, double tmed)
+{
+    if (!bm->have || nnz <= 0 || !(tmed > 0)) return;
+    const spmv_machine *m = &bm->m;
+    const int i = threads < m->bw_points ? threads : m->bw_points; /* the curve's last point: saturated */
+    const double bw = i > 0 && m->bw_load_n[i - 1] > 0 ? m->bw_load_n[i - 1] : m->bw_load;
+    if (!(bw > 0)) return;
+    const double declared = bytes / (double)nnz, bound = bw * 1e9 * tmed / (double)nnz;
+    printf("bytes    %.3g B per nonzero declared; the read bandwidth %.3g GB/s (spmv-machine, %d core%s) moves at "
+           "most %.3g B per nonzero in the measured time: %s\n", declared, bw, i > 0 ? i : threads,
+           (i > 0 ? i : threads) == 1 ? "" : "s", bound,
+           declared > 1.05 * bound  ? "declared above it, so part of the data came from the caches"
+           : declared >= 0.95 * bound ? "the kernel streams at the read bandwidth"
+                                      : "below it (bound in the core or by latency, or data in the caches)");
 }
 
 /* The model next to the measurement, two figures: the roofline (a bound) with the measured % of it, and the ECM
@@ -304,8 +324,9 @@ int main(int argc, char **argv)
         printf("format   CRS\n");
     printf("kernel   %s\n", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A));
     printf("check    max |y - y_ref| / (|A||x|) = %.2g (limit 1e-12): ok\n", err);
-    printf("traffic  %.4g MB per SpMV (%g B/entry, %g B/row, %g B/chunk, x read once: alpha = 1/N_nzr)\n",
-           bytes * 1e-6, tr.bytes_per_entry, tr.bytes_per_row, tr.bytes_per_chunk);
+    printf("traffic  %.4g MB per SpMV = %.3g B per nonzero (%g B/entry, %g B/row, %g B/chunk, x read once: alpha = "
+           "1/N_nzr)\n", bytes * 1e-6, A->nnz > 0 ? bytes / (double)A->nnz : 0.0, tr.bytes_per_entry,
+           tr.bytes_per_row, tr.bytes_per_chunk);
     for (int ti = 0; ti < nt; ti++) {
         int t = (int)tlist[ti];
 #ifdef _OPENMP
@@ -319,6 +340,7 @@ int main(int argc, char **argv)
         printf("time     %ld runs of >= %g s: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, target,
                tmed * 1e3, tmin * 1e3, tmax * 1e3);
         printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
+        print_bytes_check(&bm, t, A->nnz, bytes, tmed);
         if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops)) goto done;
         if (pmu) { /* no counters: one line, then no more tries */
             int pr = tool_pmu_report(prog, "pmu      ", A, S, x, y, tmed, target);
