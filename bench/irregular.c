@@ -16,6 +16,9 @@
  *             the conversion time or the padding guard's refusal, Gflop/s at 1..T threads.
  *   locality  x locality of orderings (RCM, descending column degree) judged by alpha: simulated per cache size
  *             (1 MiB ~ L2, 32 MiB ~ L3, 16-way, 64-byte lines) and the CRS Gflop/s in the new order.
+ *   compress  (not in the default list; issue 15) the conversion to SELL-8-1, SELL-32-1 and SELL-32-rows with the
+ *             compressed indices (run columns, 16-bit indices: the defaults) against the plain format, interleaved:
+ *             median seconds, their ratio, the declared bytes per nonzero of each.
  * Prints Gflop/s = 2 nnz / time; checks every multiply against a serial loop first. */
 #define _POSIX_C_SOURCE 200809L
 #include "toolutil.h"
@@ -331,6 +334,66 @@ static void section_sell(ctx *c, int rounds, const int32_t *Cs, const int32_t *s
     for (int k = 0; k < ns; k++) spmv_sell_free(S[k]);
 }
 
+/* The conversion to the compressed format (run columns without indices, 16-bit indices for gather columns: the
+ * defaults runs = -1, idx16 = -1) against the plain one (runs = 0, idx16 = 0), each of SELL-C-sigma for C of Cs and
+ * sigma of sigmas (0: rows), interleaved over the rounds: median seconds, the ratio, and the declared bytes per
+ * nonzero of each (issue 15: "conversion to the compressed form costs at most 2x the plain conversion"). */
+static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_t *sigmas, int ncfg)
+{
+    spmv_crs *A = c->A;
+    printf("\n## compress: conversion time, compressed (runs, 16-bit indices) against plain (%d rounds, interleaved, "
+           "%d threads)\n", rounds, c->T);
+    printf("  %-16s %11s %11s %6s  %-40s %s\n", "format", "plain s", "compr. s", "ratio", "B/nonzero plain -> compressed",
+           "kernels");
+    omp_set_num_threads(c->T);
+    for (int k = 0; k < ncfg; k++) {
+        double t[2][1000];
+        double bpn[2] = {0, 0};
+        char kname[2][64] = {"", ""};
+        spmv_sell_opts o = spmv_sell_opts_default();
+        o.C = Cs[k];
+        o.sigma = sigmas[k] > 0 ? sigmas[k] : (A->rows > 0 ? A->rows : 1);
+        o.nthreads = c->T;
+        int failed = 0;
+        for (int r = 0; r < rounds && r < 1000 && !failed; r++)
+            for (int comp = 0; comp < 2 && !failed; comp++) {
+                o.runs = comp ? -1 : 0;
+                o.idx16 = comp ? -1 : 0;
+                spmv_sell *s = NULL;
+                const double t0 = tool_now();
+                spmv_status st = spmv_sell_from_crs(A, &o, &s);
+                t[comp][r] = tool_now() - t0;
+                if (st) {
+                    printf("  SELL-%d-%d: refused: %s\n", o.C, o.sigma, spmv_last_error());
+                    failed = 1;
+                    break;
+                }
+                if (r == 0) {
+                    spmv_traffic tr;
+                    spmv_sell_traffic(s, &tr);
+                    bpn[comp] = A->nnz > 0 ? spmv_traffic_bytes(&tr, s->stored, A->nnz, A->rows, s->nchunks,
+                                                                (double)A->cols / (double)A->nnz) /
+                                                 (double)A->nnz
+                                           : 0.0;
+                    snprintf(kname[comp], sizeof kname[comp], "%s", spmv_sell_kernel_name(s));
+                    spmv_sell_mv(s, 1.0, c->x, 0.0, c->y);
+                    const double err = tool_check(A, c->x, c->y);
+                    if (!(err <= 1e-12)) printf("  check FAILED: %.3g\n", err);
+                }
+                spmv_sell_free(s);
+            }
+        if (failed) continue;
+        const int n = rounds < 1000 ? rounds : 1000;
+        const double p = median(t[0], n), q = median(t[1], n);
+        char label[48], bb[48];
+        snprintf(label, sizeof label, "SELL-%d-%s", o.C, sigmas[k] > 0 ? "" : "rows");
+        if (sigmas[k] > 0) snprintf(label + strlen(label), sizeof label - strlen(label), "%d", o.sigma);
+        snprintf(bb, sizeof bb, "%.3g -> %.3g", bpn[0], bpn[1]);
+        printf("  %-16s %11.4f %11.4f %6.2f  %-40s %s / %s\n", label, p, q, p > 0 ? q / p : 0.0, bb, kname[0],
+               kname[1]);
+    }
+}
+
 /* perm[new] = old by descending column count (in-degree), ties by index */
 static int32_t *degree_order(const spmv_crs *A)
 {
@@ -424,7 +487,7 @@ int main(int argc, char **argv)
             i++;
         } else {
             fprintf(stderr, "usage: %s FILE.mtx | FILE.csrbin | --hpcg N [-t THREADS] [--rounds R] "
-                            "[--sections threads,sell,locality]\n", prog);
+                            "[--sections threads,sell,locality,compress]\n", prog);
             return 2;
         }
     }
@@ -467,6 +530,10 @@ int main(int argc, char **argv)
         section_sell(&c, (int)rounds, Cs, sg, 4);
     }
     if (strstr(sections, "locality")) section_locality(&c, (int)rounds);
+    if (strstr(sections, "compress")) {
+        const int32_t Cs[] = {8, 32, 32}, sg[] = {1, 1, 0};
+        section_compress(&c, (int)rounds, Cs, sg, 3);
+    }
     spmv_vec_free(x);
     spmv_vec_free(y);
     spmv_crs_free(A);

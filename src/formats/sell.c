@@ -103,16 +103,25 @@ typedef struct chunk_scratch {
     int32_t *col;     /* the lanes' entries one after the other: lane r at [start[r], start[r] + len[r]) */
     double *val;
     uint8_t *inrun;   /* 1: the entry belongs to a run column */
-    int64_t *start;   /* length C */
+    int64_t *start;   /* length C: lane r's first entry in inrun (and in col/val where the lanes are copied) */
+    const int32_t **lc; /* length C: lane r's columns (in col, or in the source matrix where no copy is needed) */
+    const double **lv;  /* length C: lane r's values, the same way */
     int32_t *len;     /* length C */
     int32_t *cur;     /* length C: run detection cursors */
     int32_t *rest;    /* length C: entries of the lane outside run columns */
     int32_t nrun;     /* run columns found */
-    int32_t rcap;     /* keys/masks capacity (run columns) */
+    int32_t rcap;     /* keys/masks capacity (run columns): entries / T + 1, each run holding T entries or more */
     int32_t *rkey;    /* run column bases */
     uint8_t *rmask;   /* rcap * mask_bytes(C) */
+    uint64_t *rbits;  /* rcap: the same masks as words (C <= 64 where there are runs) */
     int32_t *rdst;    /* rcap: the stored position of run column j (the full ones first, see sell_fill_chunk) */
+    int32_t *bkey, *bkey2; /* SELL_RUN_BATCH: candidate keys of one batch of chunk_runs, and a merge buffer */
+    uint64_t *bbits;  /* SELL_RUN_BATCH: the lanes holding each candidate key */
 } chunk_scratch;
+
+/* Candidate keys chunk_runs examines at a time (the scratch holds this many, whatever the chunk's size; an entry's
+ * candidate is kept as 1 + its index in a byte). */
+enum { SELL_RUN_BATCH = 255 };
 
 static void scratch_free(chunk_scratch *sc)
 {
@@ -120,33 +129,46 @@ static void scratch_free(chunk_scratch *sc)
     spmv__free(sc->val);
     spmv__free(sc->inrun);
     spmv__free(sc->start);
+    spmv__free((void *)sc->lc);
+    spmv__free((void *)sc->lv);
     spmv__free(sc->len);
     spmv__free(sc->cur);
     spmv__free(sc->rest);
     spmv__free(sc->rkey);
     spmv__free(sc->rmask);
+    spmv__free(sc->rbits);
     spmv__free(sc->rdst);
+    spmv__free(sc->bkey);
+    spmv__free(sc->bkey2);
+    spmv__free(sc->bbits);
     memset(sc, 0, sizeof *sc);
 }
 
-/* Room for chunks of up to `entries` entries; 0 on success. */
-static int scratch_init(chunk_scratch *sc, int32_t C, int64_t entries)
+/* Room for chunks of up to `entries` entries and runs of threshold T (T < 1: none); 0 on success. */
+static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries)
 {
     memset(sc, 0, sizeof *sc);
     sc->cap = entries > 0 ? entries : 1;
-    sc->rcap = (int32_t)(sc->cap < INT32_MAX ? sc->cap : INT32_MAX);
+    const int64_t rc = T > 0 ? sc->cap / T + 1 : 1;
+    sc->rcap = (int32_t)(rc < INT32_MAX ? rc : INT32_MAX);
     sc->col = spmv__malloc((size_t)sc->cap * sizeof *sc->col);
     sc->val = spmv__malloc((size_t)sc->cap * sizeof *sc->val);
     sc->inrun = spmv__malloc((size_t)sc->cap);
     sc->start = spmv__malloc((size_t)C * sizeof *sc->start);
+    sc->lc = spmv__malloc((size_t)C * sizeof *sc->lc);
+    sc->lv = spmv__malloc((size_t)C * sizeof *sc->lv);
     sc->len = spmv__malloc((size_t)C * sizeof *sc->len);
     sc->cur = spmv__malloc((size_t)C * sizeof *sc->cur);
     sc->rest = spmv__malloc((size_t)C * sizeof *sc->rest);
     sc->rkey = spmv__malloc((size_t)sc->rcap * sizeof *sc->rkey);
     sc->rmask = spmv__malloc((size_t)sc->rcap * (size_t)mask_bytes(C));
+    sc->rbits = spmv__malloc((size_t)sc->rcap * sizeof *sc->rbits);
     sc->rdst = spmv__malloc((size_t)sc->rcap * sizeof *sc->rdst);
-    if (!sc->col || !sc->val || !sc->inrun || !sc->start || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
-        !sc->rmask || !sc->rdst) {
+    sc->bkey = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey);
+    sc->bkey2 = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey2);
+    sc->bbits = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bbits);
+    if (!sc->col || !sc->val || !sc->inrun || !sc->start || !sc->lc || !sc->lv || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
+        !sc->rmask || !sc->rbits || !sc->rdst || !sc->bkey || !sc->bkey2 || !sc->bbits) {
         scratch_free(sc);
         return -1;
     }
@@ -190,7 +212,8 @@ static void sort_pairs(int32_t *c, double *v, int32_t n, colval *tmp)
 }
 
 /* The lanes of chunk k into sc: each lane's row (row rowmap[i] of A for stored row i; rowmap NULL: row i), columns
- * mapped through cmap (stored numbering) and ascending. */
+ * mapped through cmap (stored numbering) and ascending. Without cmap the lanes point into A (nothing copied); with
+ * it their columns and values are copied into sc and sorted. */
 static void chunk_lanes(const spmv_sell *S, const spmv_crs *A, const int32_t *rowmap, const int32_t *cmap, int32_t k,
                         chunk_scratch *sc, colval *tmp)
 {
@@ -202,107 +225,164 @@ static void chunk_lanes(const spmv_sell *S, const spmv_crs *A, const int32_t *ro
         int32_t n = i < S->rows ? S->rowlen[i] : 0;
         sc->start[r] = pos;
         sc->len[r] = n;
-        if (n == 0) continue;
-        int64_t src = A->rowptr[rowmap ? rowmap[i] : i];
+        int64_t src = n ? A->rowptr[rowmap ? rowmap[i] : i] : 0;
+        if (!cmap) { /* A's own row: columns ascending already (an empty lane points at the scratch: A's arrays
+                        may be NULL, and NULL + 0 is undefined) */
+            sc->lc[r] = n ? A->col + src : sc->col;
+            sc->lv[r] = n ? A->val + src : sc->val;
+            pos += n;
+            continue;
+        }
         int32_t *c = sc->col + pos;
         double *v = sc->val + pos;
         for (int32_t j = 0; j < n; j++) {
-            int32_t cc = A->col[src + j];
-            c[j] = cmap ? cmap[cc] : cc;
+            c[j] = cmap[A->col[src + j]];
             v[j] = A->val[src + j];
         }
-        if (cmap) sort_pairs(c, v, n, tmp);
+        sort_pairs(c, v, n, tmp);
+        sc->lc[r] = c;
+        sc->lv[r] = v;
         pos += n;
     }
     memset(sc->inrun, 0, (size_t)pos);
     sc->nrun = 0;
 }
 
+/* Set bits of x (lanes of a run mask): the instruction where the build has it, else SWAR arithmetic inline (the
+ * generic x86-64 build would call libgcc's __popcountdi2 for every candidate key) */
+static inline int pop64(uint64_t x)
+{
+#if defined(__POPCNT__) || defined(__aarch64__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* The C-lane mask of mb bytes (bit r of byte r / 8: lane r) as a word; C <= 64 */
+static uint64_t mask_word(const uint8_t *m, int32_t mb)
+{
+    uint64_t w = 0;
+    for (int32_t q = 0; q < mb; q++) w |= (uint64_t)m[q] << (8 * q);
+    return w;
+}
+
+/* Run j found: key b, lanes `hit`, into sc's run list (key, mask bytes, mask word) */
+static void run_add(chunk_scratch *sc, int32_t mb, int32_t b, uint64_t hit)
+{
+    uint8_t *m = sc->rmask + (size_t)sc->nrun * mb;
+    for (int32_t q = 0; q < mb; q++) m[q] = (uint8_t)(hit >> (8 * q));
+    sc->rbits[sc->nrun] = hit;
+    sc->rkey[sc->nrun++] = b;
+}
+
+/* sc->rest[r] = entries of lane r outside the runs in sc (its length less the runs whose mask holds lane r) */
+static void runs_rest(int32_t C, chunk_scratch *sc)
+{
+    const uint64_t full = C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1; /* runs: C <= 64 */
+    int32_t nfull = 0;
+    for (int32_t r = 0; r < C; r++) sc->rest[r] = sc->len[r];
+    for (int32_t j = 0; j < sc->nrun; j++) { /* a run of most lanes (a stencil's): all less the lanes it lacks */
+        const uint64_t m = sc->rbits[j];
+        if (2 * pop64(m) > C) {
+            nfull++;
+            for (uint64_t h = full & ~m; h; h &= h - 1) sc->rest[__builtin_ctzll(h)]++;
+        } else {
+            for (uint64_t h = m; h; h &= h - 1) sc->rest[__builtin_ctzll(h)]--;
+        }
+    }
+    if (nfull)
+        for (int32_t r = 0; r < C; r++) sc->rest[r] -= nfull;
+}
+
 /* Run detection in chunk k (lanes already in sc): keys b = column - r shared by at least T lanes, ascending, into
- * sc->rkey/rmask; their entries flagged in sc->inrun; sc->rest[r] = entries of lane r left for gather columns. */
+ * sc->rkey/rmask/rbits; sc->rest[r] = entries of lane r left for gather columns (sell_fill_chunk flags the run
+ * entries in sc->inrun as it stores them). Every key shared by T lanes appears in one of the C - T + 1 pivot lanes
+ * 0..C-T, so the candidates are the pivot lanes' keys. They are taken in ascending batches of up to SELL_RUN_BATCH:
+ * the smallest keys at the pivot lanes' cursors (merged, without repeats), up to the batch's largest key `bound`
+ * -- every pivot key <= bound is in the batch --; then each lane walks its keys <= bound once against the batch
+ * (lane-major: O(entries + C * batch) per chunk), and the keys of T lanes or more become runs. A lane holds a
+ * column at most once, so each of its keys at most once. */
 static void chunk_runs(int32_t C, int32_t T, chunk_scratch *sc)
 {
     const int32_t mb = mask_bytes(C);
-    for (int32_t r = 0; r < C; r++) {
-        sc->cur[r] = 0;
-        sc->rest[r] = sc->len[r];
+    sc->nrun = 0;
+    if (T < 1 || C > 64) {
+        for (int32_t r = 0; r < C; r++) sc->rest[r] = sc->len[r];
+        return;
     }
-    if (T < 1 || C > 64) return;
-    const int32_t P = C - T + 1; /* pivot lanes: every key shared by T lanes appears in one of them */
-    const int32_t *col = sc->col;
-    const int64_t *start = sc->start;
+    const int32_t P = C - T + 1; /* pivot lanes */
+    const int32_t *const *lc = sc->lc;
     const int32_t *len = sc->len;
     int32_t *cur = sc->cur;
+    for (int32_t r = 0; r < C; r++) cur[r] = 0;
     for (;;) {
-        /* next candidate: the smallest key at a pivot lane's cursor */
-        int64_t b = INT64_MAX;
-        for (int32_t r = 0; r < P; r++)
-            if (cur[r] < len[r]) {
-                const int64_t key = (int64_t)col[start[r] + cur[r]] - r;
-                if (key < b) b = key;
-            }
-        if (b == INT64_MAX) break;
-        /* the lanes holding column b + r (one bit each), every cursor advanced to a key >= b */
-        uint64_t hit = 0;
-        for (int32_t r = 0; r < C; r++) {
-            const int32_t *c = col + start[r];
-            int32_t p = cur[r];
+        /* the batch: the smallest distinct keys at the pivot cursors (keys c - r >= -63 fit in 32 bits) */
+        int32_t nb = 0;
+        for (int32_t r = 0; r < P; r++) {
+            const int32_t *c = lc[r];
             const int32_t n = len[r];
-            while (p < n && (int64_t)c[p] - r < b) p++;
-            cur[r] = p;
-            if (p < n && (int64_t)c[p] - r == b) hit |= (uint64_t)1 << r;
-        }
-        if (__builtin_popcountll(hit) >= T) {
-            uint8_t *m = sc->rmask + (size_t)sc->nrun * mb;
-            for (int32_t q = 0; q < mb; q++) m[q] = (uint8_t)(hit >> (8 * q));
-            for (uint64_t h = hit; h; h &= h - 1) {
-                const int32_t r = __builtin_ctzll(h);
-                sc->inrun[start[r] + cur[r]] = 1;
-                sc->rest[r]--;
+            int32_t p = cur[r], i = 0, m = 0;
+            const int32_t *bk = sc->bkey;
+            int32_t *out = sc->bkey2;
+            while (m < SELL_RUN_BATCH && (i < nb || p < n)) {
+                if (p >= n || (i < nb && bk[i] <= c[p] - r)) {
+                    if (p < n && bk[i] == c[p] - r) p++;
+                    out[m++] = bk[i++];
+                } else {
+                    out[m++] = c[p] - r;
+                    p++;
+                }
             }
-            sc->rkey[sc->nrun++] = (int32_t)b;
+            sc->bkey2 = sc->bkey;
+            sc->bkey = out;
+            nb = m;
         }
-        /* step past b in the lanes that hold it (each column is in at most one key) */
-        for (uint64_t h = hit; h; h &= h - 1) cur[__builtin_ctzll(h)]++;
+        if (nb == 0) break;
+        const int32_t *bk = sc->bkey; /* every pivot key <= bk[nb - 1] is in the batch */
+        uint64_t *bits = sc->bbits;
+        memset(bits, 0, (size_t)nb * sizeof *bits);
+        for (int32_t r = 0; r < C; r++) { /* the lanes of each candidate; every cursor past bound */
+            const int32_t *c = lc[r];
+            const int32_t n = len[r];
+            const uint64_t lane = (uint64_t)1 << r;
+            int32_t p = cur[r], i = 0;
+            while (p < n && i < nb) { /* a merge of two ascending key lists; p ends at the first key > bound */
+                const int32_t key = c[p] - r;
+                if (key == bk[i]) {
+                    bits[i++] |= lane;
+                    p++;
+                } else if (key < bk[i]) {
+                    p++;
+                } else {
+                    i++;
+                }
+            }
+            cur[r] = p;
+        }
+        for (int32_t i = 0; i < nb; i++)
+            if (pop64(bits[i]) >= T) run_add(sc, mb, bk[i], bits[i]);
     }
+    runs_rest(C, sc);
 }
 
-/* The runs chunk_runs found for this chunk before (R keys and masks, as it stores them), applied again to the lanes in
- * sc: the same sc->rkey/rmask/inrun/rest as chunk_runs, without searching for the keys (the conversion's second
- * pass; a lane's entries of a key sequence come in ascending column order, so one cursor per lane suffices). */
+/* The runs chunk_runs found for this chunk before (R keys and masks, as it stores them), into sc: the same
+ * sc->rkey/rmask/rbits/rest as chunk_runs, without searching for the keys (the conversion's second pass). */
 static void chunk_runs_replay(int32_t C, chunk_scratch *sc, const int32_t *key, const uint8_t *mask, int32_t R)
 {
     const int32_t mb = mask_bytes(C);
-    for (int32_t r = 0; r < C; r++) {
-        sc->cur[r] = 0;
-        sc->rest[r] = sc->len[r];
-    }
     memcpy(sc->rkey, key, (size_t)R * sizeof *key);
     memcpy(sc->rmask, mask, (size_t)R * (size_t)mb);
+    for (int32_t j = 0; j < R; j++) sc->rbits[j] = mask_word(mask + (size_t)j * mb, mb);
     sc->nrun = R;
-    for (int32_t j = 0; j < R; j++) {
-        const int64_t b = key[j];
-        for (int32_t r = 0; r < C; r++) {
-            if (!(mask[(size_t)j * mb + r / 8] >> (r % 8) & 1)) continue;
-            const int32_t *c = sc->col + sc->start[r];
-            int32_t p = sc->cur[r];
-            while ((int64_t)c[p] - r < b) p++;
-            sc->inrun[sc->start[r] + p] = 1;
-            sc->rest[r]--;
-            sc->cur[r] = p + 1;
-        }
-    }
+    runs_rest(C, sc);
 }
 
-/* 1 when every one of the C lanes of run-column mask m (mask_bytes(C) bytes) holds an entry */
-static int mask_full(const uint8_t *m, int32_t C)
-{
-    for (int32_t r = 0; r < C; r++)
-        if (!(m[r / 8] >> (r % 8) & 1)) return 0;
-    return 1;
-}
-
-/* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs of the same chunk). The run columns are
+/* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs or chunk_runs_replay of the same chunk;
+ * the run entries get their inrun flags here, sc->inrun zero before). The run columns are
  * stored full ones first (chunkfull[k]: the kernels read x there without masks, which costs a load each; about
  * 10-20 % of an in-cache stencil multiply on an Intel Xeon, AVX-512), each group in the key order of sc. */
 static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k)
@@ -315,37 +395,46 @@ static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k)
     /* run columns: lane r reads b + r; padding lanes point at b + r when that is a column, else at a run lane */
     if (R > 0) {
         const int64_t q0 = S->runptr[k];
+        const uint64_t full = C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1; /* runs: C <= 64 */
         int32_t F = 0;
-        for (int32_t j = 0; j < R; j++) F += mask_full(sc->rmask + (size_t)j * mb, C);
-        for (int32_t j = 0, f = 0, g = F; j < R; j++)
-            sc->rdst[j] = mask_full(sc->rmask + (size_t)j * mb, C) ? f++ : g++;
+        for (int32_t j = 0; j < R; j++) F += sc->rbits[j] == full;
+        for (int32_t j = 0, f = 0, g = F; j < R; j++) sc->rdst[j] = sc->rbits[j] == full ? f++ : g++;
         S->chunkfull[k] = F;
         for (int32_t j = 0; j < R; j++) {
             S->runbase[q0 + sc->rdst[j]] = sc->rkey[j];
             memcpy(S->runmask + (q0 + sc->rdst[j]) * mb, sc->rmask + (size_t)j * mb, (size_t)mb);
         }
+        /* restrict: the stores into S do not alias the scratch, so its run lists stay in registers */
+        int32_t *restrict scol = S->col;
+        double *restrict sval = S->val;
+        const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
+        const uint64_t *restrict rb = sc->rbits;
+        const int gathers = L > R; /* the gather columns below need the run entries flagged */
         for (int32_t r = 0; r < C; r++) {
-            const int32_t *c = sc->col + sc->start[r];
-            const double *v = sc->val + sc->start[r];
-            const uint8_t *in = sc->inrun + sc->start[r];
+            const int32_t *restrict c = sc->lc[r];
+            const double *restrict v = sc->lv[r];
+            uint8_t *restrict in = sc->inrun + sc->start[r];
+            const int all = sc->rest[r] == 0; /* every entry of the lane is in a run: they come one per run */
             int32_t p = 0;
             for (int32_t j = 0; j < R; j++) {
-                const int64_t b = sc->rkey[j], at = base + (int64_t)sc->rdst[j] * C + r;
-                if (sc->rmask[(size_t)j * mb + r / 8] >> (r % 8) & 1) {
-                    while (!in[p]) p++; /* the lane's run entries come in key order */
-                    S->col[at] = c[p];
-                    S->val[at] = v[p];
+                const int64_t b = rk[j], at = base + (int64_t)rd[j] * C + r;
+                if (rb[j] >> r & 1) {
+                    if (!all)
+                        while (c[p] - r < b) p++; /* the lane's entries of the run keys come in key order */
+                    if (gathers) in[p] = 1;
+                    scol[at] = c[p];
+                    sval[at] = v[p];
                     p++;
                 } else {
-                    int32_t lane0 = 0; /* a lane of the run */
-                    while (!(sc->rmask[(size_t)j * mb + lane0 / 8] >> (lane0 % 8) & 1)) lane0++;
-                    S->col[at] = b + r >= 0 && b + r < S->cols ? (int32_t)(b + r) : (int32_t)(b + lane0);
-                    S->val[at] = 0.0;
+                    const int32_t lane0 = __builtin_ctzll(rb[j]); /* a lane of the run */
+                    scol[at] = b + r >= 0 && b + r < S->cols ? (int32_t)(b + r) : (int32_t)(b + lane0);
+                    sval[at] = 0.0;
                 }
             }
         }
     }
 
+    if (L == R) return; /* every column of the chunk is a run column (a stencil's chunks) */
     /* gather columns: the lane of the most entries left (first one on ties) gives empty lanes their columns */
     int32_t best = 0;
     for (int32_t r = 1; r < C; r++)
@@ -353,11 +442,11 @@ static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k)
     for (int32_t pass = 0; pass < 2; pass++) /* the best lane first, so the others can copy its columns */
         for (int32_t r = 0; r < C; r++) {
             if ((pass == 0) != (r == best)) continue;
-            const int32_t *c = sc->col + sc->start[r];
-            const double *v = sc->val + sc->start[r];
+            const int32_t *c = sc->lc[r];
+            const double *v = sc->lv[r];
             const uint8_t *in = sc->inrun + sc->start[r];
             int32_t j = R, last = -1;
-            for (int32_t p = 0; p < sc->len[r]; p++) {
+            for (int32_t p = 0; sc->rest[r] > 0 && p < sc->len[r]; p++) { /* rest 0: every entry is in a run */
                 if (in[p]) continue;
                 S->col[base + (int64_t)j * C + r] = last = c[p];
                 S->val[base + (int64_t)j * C + r] = v[p];
@@ -406,7 +495,7 @@ double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sam
         if (A->rowptr[r1] - A->rowptr[r0] > widest) widest = A->rowptr[r1] - A->rowptr[r0];
     }
     chunk_scratch sc;
-    if (scratch_init(&sc, C, widest) != 0) return -1.0;
+    if (scratch_init(&sc, C, T, widest) != 0) return -1.0;
     int64_t in_runs = 0, seen = 0;
     for (int64_t k = 0; k < nch; k += step) {
         const int64_t r0 = k * C;
@@ -416,13 +505,12 @@ double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sam
             const int64_t b = i < A->rows ? A->rowptr[i] : 0, n = i < A->rows ? A->rowptr[i + 1] - b : 0;
             sc.start[r] = pos;
             sc.len[r] = (int32_t)n;
-            if (n) memcpy(sc.col + pos, A->col + b, (size_t)n * sizeof *sc.col);
+            sc.lc[r] = n ? A->col + b : sc.col;
             pos += n;
         }
-        memset(sc.inrun, 0, (size_t)pos);
         sc.nrun = 0;
         chunk_runs(C, T, &sc);
-        for (int64_t e = 0; e < pos; e++) in_runs += sc.inrun[e];
+        for (int32_t j = 0; j < sc.nrun; j++) in_runs += pop64(sc.rbits[j]);
         seen += pos;
     }
     scratch_free(&sc);
@@ -886,7 +974,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     {
         chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed: scratch_free frees nothing */
         colval *tmp = NULL;
-        int ok = T == 0 || scratch_init(&sc, C, widest) == 0;
+        int ok = T == 0 || scratch_init(&sc, C, T, widest) == 0;
         if (ok && T > 0 && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
         if (!ok) failed = 1;
 #pragma omp for schedule(dynamic, 256)
@@ -1014,7 +1102,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed */
             colval *tmp = NULL;
             const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;
-            int ok = cstored == 0 || scratch_init(&sc, C, widest) == 0;
+            int ok = cstored == 0 || scratch_init(&sc, C, T, widest) == 0;
             if (ok && cmap && need > 32) ok = (tmp = spmv__malloc((size_t)need * sizeof *tmp)) != NULL;
             if (!ok) failed = 1;
             for (int32_t t = t0; ok && t < nparts; t += nt) {

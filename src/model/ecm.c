@@ -318,7 +318,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     const double rb = row_bytes(t, nzr, beta_fill, C, alpha_rhs), wb = rb < 8.0 ? rb : 8.0;
     double bS = kind_bandwidth(m, bw, rb - wb, wb);
     if (!(bS > 0))
-        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, spmv__machine_name(m).s,
                            spmv_bw_kind_name(bw));
     /* without a matrix: irregular addresses, one line per lane */
     const double gcy = gather_cost(m, k->width > 1 ? k->width : 1);
@@ -501,10 +501,10 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     if (x.S && r.shape.C != C)
         return spmv__error(SPMV_ERR_ARG, "%s: the kernel shape has C = %d, the matrix C = %d", fn, r.shape.C, C);
     if (o.bw != SPMV_BW_MIX && !(spmv_machine_bandwidth(m, o.bw) > 0))
-        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, spmv__machine_name(m).s,
                            spmv_bw_kind_name(o.bw));
     snprintf(r.kernel, sizeof r.kernel, "%s", kname);
-    snprintf(r.machine, sizeof r.machine, "%s", m->name);
+    spmv__escape(r.machine, sizeof r.machine, m->name, sizeof m->name);
     r.traffic = t;
     r.nzr = (double)r.nnz / (double)r.rows;
     r.beta = (double)r.nnz / (double)r.stored;
@@ -557,7 +557,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     r.Bc_roof = bytes_roof / flops;
     r.bS = kind_bandwidth(m, o.bw, r.rd_bytes, r.wr_bytes);
     if (!(r.bS > 0))
-        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, m->name,
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated %s bandwidth", fn, spmv__machine_name(m).s,
                            spmv_bw_kind_name(o.bw));
 
     /* in-core: averaged over the actual rows / chunks, gathers at the matrix's lines per gather */

@@ -524,7 +524,8 @@ spmv_status spmv_tune_bound(const spmv_machine *m, const spmv_traffic *t, int64_
     double bw = m->bw_load;
     if (m->bw_copy > bw) bw = m->bw_copy;
     if (m->bw_triad > bw) bw = m->bw_triad;
-    if (!(bw > 0)) return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated bandwidth", fn, m->name);
+    if (!(bw > 0)) return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated bandwidth", fn,
+                                       spmv__machine_name(m).s);
     int64_t nchunks = C > 0 ? (rows + C - 1) / C : 0;
     double bytes = spmv_traffic_bytes(t, stored, nnz, rows, nchunks, (double)cols / (double)nnz);
     double flops = t->flops_per_entry * (double)nnz;

@@ -154,3 +154,10 @@ void spmv__merge_partition(const int64_t *rowptr, int32_t rows, int32_t nparts, 
     part[nparts] = rows;
     split[nparts] = nnz;
 }
+
+spmv__name_text spmv__machine_name(const spmv_machine *m)
+{
+    spmv__name_text t;
+    spmv__escape(t.s, sizeof t.s, m ? m->name : "", m ? sizeof m->name : 0);
+    return t;
+}

@@ -31,6 +31,13 @@ void spmv__clear_error(void);
  * cut). Always NUL-terminated; returns dst. */
 const char *spmv__escape(char *dst, size_t size, const char *src, size_t max);
 
+/* A machine's model name made safe for a message or a report (spmv__escape: a machine file may hold any bytes
+ * there). Returned by value: use .s within the same expression, e.g. spmv__error(..., spmv__machine_name(m).s). */
+typedef struct spmv__name_text {
+    char s[4 * 128 + 8];
+} spmv__name_text;
+spmv__name_text spmv__machine_name(const spmv_machine *m);
+
 /* Threads: omp_get_max_threads() or 1 without OpenMP. */
 int spmv__max_threads(void);
 

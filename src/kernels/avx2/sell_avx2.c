@@ -201,10 +201,10 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
 }
 
 AVX2_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
-                               double *y, const int C, const int U, const int X, const int NT)
+                               double *y, const int C, const int U, const int X, const int nt_wanted)
 {
     /* streaming stores need y indexed directly and 32-byte aligned (then every chunk's y block is: C*8 bytes) */
-    const int nt = NT && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 31) == 0;
+    const int nt = nt_wanted && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 31) == 0;
     if (beta != 0.0)
         sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt);
     else if (alpha != 1.0)
@@ -227,12 +227,23 @@ static int sell_avx2_aligned(const spmv_sell *S)
     {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
      .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
 
+/* The body of the kernels of chunk height CC and x access XN, with and without non-temporal stores (nt a run-time
+ * value: one compiled body for both, so that the file's specialized loops do not double; the store's branch is
+ * taken once per vector of y). */
+#define SELL_AVX2_BODY(CC, XN, XC)                                                                                 \
+    static __attribute__((noinline)) void sell_avx2_##XN##_c##CC##_body(const spmv_sell *S, int32_t c0,          \
+                                                                         int32_t c1, double alpha, const double *x, \
+                                                                         double beta, double *y, int nt)           \
+    {                                                                                                              \
+        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX2_UNROLL_C##CC, XC, nt);                          \
+    }
+
 /* One kernel: chunk height CC, x access XN (gather | emul), NT (0 | 1: non-temporal y stores, name "-nt"). */
 #define SELL_AVX2_KERNEL(CC, XN, XC, XS, NT, NTN, NTS)                                                             \
     static void sell_avx2_##XN##NTN##_c##CC(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,            \
                                             const double *x, double beta, double *y)                              \
     {                                                                                                              \
-        sell_dispatch(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX2_UNROLL_C##CC, XC, NT);                          \
+        sell_avx2_##XN##_c##CC##_body(S, c0, c1, alpha, x, beta, y, NT);                                          \
     }                                                                                                              \
     static int sell_avx2_##XN##NTN##_accepts_c##CC(const spmv_sell *S)                                             \
     {                                                                                                              \
@@ -246,6 +257,8 @@ static int sell_avx2_aligned(const spmv_sell *S)
         .nt = NT, .accepts = sell_avx2_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX2_DEFINE(CC)                                                                                       \
+    SELL_AVX2_BODY(CC, gather, X_GATHER)                                                                           \
+    SELL_AVX2_BODY(CC, emul, X_EMUL)                                                                               \
     SELL_AVX2_KERNEL(CC, gather, X_GATHER, SPMV_X_GATHER, 0, , "")                                                 \
     SELL_AVX2_KERNEL(CC, emul, X_EMUL, SPMV_X_EMUL, 0, , "")                                                       \
     SELL_AVX2_KERNEL(CC, gather, X_GATHER, SPMV_X_GATHER, 1, _nt, "-nt")                                           \
