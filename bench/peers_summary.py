@@ -5,7 +5,8 @@ Per matrix and thread count: spmv's best SELL-C-sigma (highest median among conf
 repeat), spmv CRS, the plain loop (ref-csr), every peer, the best peer (ref-csr is the baseline, not a peer) and the
 ratios spmv best / best peer and spmv CRS / plain loop, plus the read roofline: STREAM sum bandwidth (median over the
 repeats at that thread count) / the CRS code balance (12 + 8/N_nzr + 20/N_nzr) / 2 B/flop (alpha = 1/N_nzr), as a
-percentage for spmv's best and the best peer (meaningful only for matrices far larger than the caches)."""
+percentage for spmv's best, spmv's CRS (plain 32-bit indices: the roofline of its own format) and the best peer
+(meaningful only for matrices far larger than the caches)."""
 import collections
 import statistics
 import sys
@@ -39,7 +40,7 @@ def main(path):
           ", ".join(f"{t} thread(s) {bw[t]:.1f}" for t in sorted(bw)))
     print()
     print("| matrix (N_nzr) | t | spmv best SELL | spmv CRS | plain loop | best peer | spmv best / best peer | "
-          "spmv CRS / plain | % read roofline spmv / peer | all peers |")
+          "spmv CRS / plain | % read roofline spmv best / spmv CRS / peer | all peers |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     mats = sorted({k[0] for k in runs}, key=lambda m: list(k[0] for k in runs).index(m))
     for m in mats:
@@ -60,7 +61,8 @@ def main(path):
             if nzr > 0 and t in bw:
                 bc = (12 + 8 / nzr + 20 / nzr) / 2
                 lim = bw[t] / bc
-                roof = f"{100 * spmv_best / lim:.0f} % / {100 * best_peer[1] / lim:.0f} % of {lim:.2f}"
+                roof = (f"{100 * spmv_best / lim:.0f} % / {100 * crs / lim:.0f} % / {100 * best_peer[1] / lim:.0f} % "
+                        f"of {lim:.2f}")
             allp = ", ".join(f"{p} {g:.2f}" for p, g in sorted(peers.items(), key=lambda kv: -kv[1]))
             cfg = best_sell[0].replace("spmv-sell-", "")
             print(f"| {m} ({nzr:.1f}) | {t} | {best_sell[1]:.2f} ({cfg}) | {crs:.2f} | {plain:.2f} | "

@@ -48,7 +48,8 @@ extern "C" {
  * does not pay for starting a team of threads). 2048: on a 2-core Intel Xeon VM (libgomp) a second thread pays from
  * about 4000 entries (CRS at 2 threads, Gflop/s, 8192 -> 2048: pow, 13188 nnz, 3.5 -> 5.7; G51 5.7 -> 8.0;
  * cryg2500 4.5 -> 6.8; SELL no slower), while 494_bus (1666 nnz) on two threads of 833 entries is slower than on
- * one (SELL-32-1 4.5 -> 2.5 at 1024). */
+ * one (SELL-32-1 4.5 -> 2.5 at 1024). SELL-C-sigma counts an entry of a run column (contiguous x, no index: about
+ * a quarter of the time of a gathered entry in cache) as a quarter of an entry here. */
 #define SPMV_MIN_WORK_PER_THREAD 2048
 
 /** Size of y (bytes) from which spmv_sell_opts.nt_stores = -1 (auto) asks for non-temporal stores: 16 MiB, 2^21
@@ -435,7 +436,8 @@ SPMV_API spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *
  * S->permuted = 1: both in the PERMUTED order (spmv_sell_permute_vec / spmv_sell_unpermute_vec; a rectangular S:
  * only y). The multiply cannot tell which order a vector is in: the wrong one gives a wrong y, not an error
  * (SPMV_VERBOSE=1 names the order when S is built). Threads and
- * errors as spmv_crs_mv; the CRS part of a hybrid matrix is split between the threads by merge path.
+ * errors as spmv_crs_mv, an entry of a run column counting as a quarter of an entry for the threads (see
+ * SPMV_MIN_WORK_PER_THREAD); the CRS part of a hybrid matrix is split between the threads by merge path.
  * Padding entries compute 0 * x[c] with a column c of the chunk: where x holds Inf or NaN, a row of that chunk can
  * get NaN where CRS gives +-Inf or a finite value (IEEE 0 * Inf = NaN); with finite x the results agree. */
 SPMV_API spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, double beta, double *y);

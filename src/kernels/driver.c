@@ -52,6 +52,17 @@ static int team(int32_t nparts, int64_t work)
     return (int)(n < 1 ? 1 : n < nparts ? n : nparts);
 }
 
+/* The work of a SELL multiply for team(), in entries of the CRS kernels' cost: an entry of a run column (a contiguous
+ * x load, no index) counts a quarter of a gathered one. In cache on the Intel Xeon VM a run entry takes about 0.4
+ * cycles and a gathered one 1-1.5, and a second thread pays from about 2 us of work per multiply: cryg2500 (12 349
+ * entries, all in run columns, 1.7 us) was slower on 2 threads than on 1 (14.7 -> 13.8 Gflop/s, SELL-32-1), while
+ * G51, pow and hangGlider_2 (11 800-14 800 entries, mostly gathered, 2.7-5 us) gained 18-26 % (BENCHMARKS.md). */
+static int64_t sell_work(const spmv_sell *S)
+{
+    const int64_t lanes = S->nruns * (int64_t)S->C; /* entries stored in run columns, padding lanes included */
+    return S->stored - lanes + lanes / 4;
+}
+
 /* y[i] = beta*y[i] + alpha*s (beta = 0: y not read), as the kernels write a row */
 static inline void put(double *y, int64_t i, double alpha, double beta, double s)
 {
@@ -235,7 +246,7 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     const int32_t nparts = S->nparts;
     double stack[CARRY_STACK], *carry = hybrid ? carries(stack, CARRY_STACK, nparts) : stack;
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
-    const int nt = team(nparts, S->stored);
+    const int nt = team(nparts, sell_work(S));
     if (nt == 1) {
         sell_parts(k, S, hybrid, 0, 1, alpha, x, beta, y, carry);
     } else {
@@ -299,7 +310,7 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     /* per part: <x, y>, <y, y>, the carry */
     double *sum = spmv__calloc(3 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
-    const int nt = team(nparts, A ? A->nnz : S->stored);
+    const int nt = team(nparts, A ? A->nnz : sell_work(S));
     if (nt == 1) {
         dot_parts(A, S, 0, 1, alpha, x, beta, y, sum);
     } else {
