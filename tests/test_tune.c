@@ -832,13 +832,18 @@ static void test_tune_run(void)
     /* recorded only when the choice beats CRS at its thread count */
     const int wins = r.best.t_spmv < r.crs.t_spmv;
     CU_ASSERT_EQUAL(r.recorded, wins);
-    /* every measured point passed the check; the thread sweep has the best configuration at 1 thread */
+    /* every measured point passed the check; the thread sweep has the best configuration at 1 thread, measured, or
+     * skipped for the time budget where the 3 s did not suffice (under qemu on a loaded machine: the A64FX setting
+     * of scripts/test-sve.sh) */
     int have1 = 0;
     for (int32_t i = 0; i < r.npoints; i++) {
         const spmv_tune_point *p = &r.points[i];
         if (p->state == SPMV_TUNE_MEASURED) CU_ASSERT_TRUE(p->err <= 1e-12);
         CU_ASSERT_PTR_NULL(strstr(p->note, ", -")); /* never "needs about 0.6 s, -0.2 s left" */
-        if (p->stage == 4 && !p->is_crs && p->nthreads == 1 && p->state == SPMV_TUNE_MEASURED) have1 = 1;
+        if (p->stage == 4 && !p->is_crs && p->nthreads == 1 &&
+            (p->state == SPMV_TUNE_MEASURED ||
+             (p->state == SPMV_TUNE_SKIPPED && strstr(p->note, "time budget: needs about"))))
+            have1 = 1;
         CU_ASSERT_NOT_EQUAL(p->state, SPMV_TUNE_RUNNING);
     }
     CU_ASSERT_EQUAL(have1, 1);
