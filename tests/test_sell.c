@@ -1065,6 +1065,56 @@ static void test_empty_chunks(void)
     spmv_crs_free(Z);
 }
 
+/* Run detection takes its candidate keys in batches of at most 255 (sell.c, SELL_RUN_BATCH): chunks whose pivot
+ * lanes hold far more keys -- 400 random columns per row -- around 60 bands of consecutive columns (runs, some with
+ * lanes missing) must give exactly the runs of the brute-force count in check_sell, for C = 8..64, sigma 1 and a
+ * sort, and the same CRS back. */
+static void test_runs_many_keys(void)
+{
+    const int32_t rows = 150, cols = 200000, nrand = 400, nband = 60;
+    const int64_t cap = (int64_t)rows * (nrand + nband);
+    int32_t *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
+    double *v = malloc((size_t)cap * sizeof *v);
+    CU_ASSERT_FATAL(ri && ci && v);
+    uint64_t seed = 77;
+    int64_t n = 0;
+    for (int32_t i = 0; i < rows; i++) {
+        for (int32_t k = 0; k < nrand; k++, n++) {
+            ri[n] = i;
+            ci[n] = (int32_t)(tu_rand(&seed) % (uint64_t)cols);
+            v[n] = tu_rand_unit(&seed);
+        }
+        for (int32_t j = 0; j < nband; j++) {
+            if ((i * 7 + j * 3) % 11 == 0) continue; /* a lane missing from this band: a partial run */
+            ri[n] = i;
+            ci[n] = 3000 * j + i; /* band j: consecutive columns in consecutive rows */
+            v[n] = tu_rand_unit(&seed);
+            n++;
+        }
+    }
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_crs_from_coo(rows, cols, n, ri, ci, v, 0, &A) == SPMV_OK);
+    free(ri);
+    free(ci);
+    free(v);
+    const int32_t Cs[] = {8, 16, 32, 64}, sigmas[] = {1, 150};
+    int bad = 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 2; b++) {
+            spmv_sell_opts o = opts_of(Cs[a], sigmas[b], 1, 0);
+            o.max_stored_factor = 0;
+            char what[64];
+            snprintf(what, sizeof what, "many keys C=%d sigma=%d", Cs[a], sigmas[b]);
+            bad += build_check_roundtrip(A, &o, what);
+            spmv_sell *S = NULL;
+            CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+            if (sigmas[b] == 1) CU_ASSERT(S->nruns > 0); /* the bands are found (a sort scatters them) */
+            spmv_sell_free(S);
+        }
+    CU_ASSERT(bad == 0);
+    spmv_crs_free(A);
+}
+
 /* Non-temporal y stores: auto (the default, -1) asks for them from SPMV_NT_AUTO_BYTES of y on, exactly; 0 and 1
  * as given; other values refused; the kernel chosen has them ("-nt") where the family has such a kernel and y is
  * indexed directly (sigma = 1 here: an identity perm), none in the original order with a real perm; the product
@@ -1148,6 +1198,7 @@ int main(void)
                                  {"out of memory", test_out_of_memory},
                                  {"chunks that store nothing (col, val, runbase not NULL)", test_empty_chunks},
                                  {"non-temporal y stores: auto from 16 MiB of y", test_nt_auto},
+                                 {"run detection with more candidate keys than a batch", test_runs_many_keys},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
     return tu_run();
