@@ -256,8 +256,10 @@ static void sw_task_clock_is_thread_cpu_time(void)
     const double cpu = thread_cpu() - c0;
     CU_ASSERT_EQUAL(pmu_group_stop(g), PMU_OK);
     CU_ASSERT_EQUAL(pmu_group_read(g, v, NULL, NULL), PMU_OK);
-    /* the same thread's CPU time by two clocks: within 10 % and 2 ms (the ioctl and clock calls around) */
-    CU_ASSERT(fabs(v[0] * 1e-9 - cpu) <= 0.1 * cpu + 0.002);
+    /* the same thread's CPU time by two clocks: within 25 % and 5 ms (the ioctl and clock calls around; on a loaded
+     * VM the two clocks' accounting of a descheduled moment differed by more than 10 % + 2 ms once in five runs).
+     * A wrong clock -- wall time, another thread's time, nothing -- is off by far more. */
+    CU_ASSERT(fabs(v[0] * 1e-9 - cpu) <= 0.25 * cpu + 0.005);
     pmu_group_free(g);
 }
 
