@@ -14,7 +14,9 @@
 #
 # usage: bench/model-vs-measurement.sh [--machine FILE] [--build DIR] [--data DIR] [--out FILE.md] [--csv FILE]
 #                                      [--runs N] [--time S] [--matrices "NAME ..."]
-#   --machine  machine file (default: machines/amd-epyc-zen5-kvm-2core.machine)
+#   --machine  machine file; default: measured in this run (build/tools/spmv-machine -o DATA/machine-measured.machine,
+#              about 2.5 minutes), so that the model's parameters and the measured Gflop/s come from the same state
+#              of the machine (a VM's bandwidth differs by 30 % from one day to the next)
 #   --data     folder for the generated large matrices (default /tmp/spmv-mvm; never inside the repository)
 #   --out      the Markdown table (default: stdout); --csv every point as CSV (default DATA/model-vs-measurement.csv)
 # Matrix names: hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw (default: all).
@@ -25,7 +27,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-machine="$here/machines/amd-epyc-zen5-kvm-2core.machine"
+machine=
 build="$here/build"
 data=/tmp/spmv-mvm
 out=-
@@ -44,15 +46,21 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --time) time=$2; shift 2 ;;
     --matrices) mats=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "model-vs-measurement.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 bench="$build/tools/spmv-bench"
 [ -x "$bench" ] || { echo "model-vs-measurement.sh: no $bench: build first" >&2; exit 1; }
-[ -r "$machine" ] || { echo "model-vs-measurement.sh: cannot read the machine file $machine" >&2; exit 1; }
 case "$data" in "$here"/*) echo "model-vs-measurement.sh: --data must lie outside the repository" >&2; exit 2 ;; esac
 mkdir -p "$data"
+if [ -z "$machine" ]; then
+    machine="$data/machine-measured.machine"
+    echo "measuring the machine: $build/tools/spmv-machine -o $machine" >&2
+    "$build/tools/spmv-machine" -o "$machine" > "$data/machine-measured.log" 2>&1 ||
+        { tail -5 "$data/machine-measured.log" >&2; exit 1; }
+fi
+[ -r "$machine" ] || { echo "model-vs-measurement.sh: cannot read the machine file $machine" >&2; exit 1; }
 [ -n "$csv" ] || csv="$data/model-vs-measurement.csv"
 
 # the matrix argument of spmv-bench for a name (generating the large ones on first use)
