@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --time) time=$2; shift 2 ;;
     --matrices) mats=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "model-vs-measurement.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
