@@ -287,7 +287,9 @@ static void runs_rest(int32_t C, chunk_scratch *sc)
     for (int32_t r = 0; r < C; r++) sc->rest[r] = sc->len[r];
     for (int32_t j = 0; j < sc->nrun; j++) { /* a run of most lanes (a stencil's): all less the lanes it lacks */
         const uint64_t m = sc->rbits[j];
-        if (2 * pop64(m) > C) {
+        if (m == full) { /* every lane (the common case, without a population count) */
+            nfull++;
+        } else if (2 * pop64(m) > C) {
             nfull++;
             for (uint64_t h = full & ~m; h; h &= h - 1) sc->rest[__builtin_ctzll(h)]++;
         } else {
@@ -296,6 +298,31 @@ static void runs_rest(int32_t C, chunk_scratch *sc)
     }
     if (nfull)
         for (int32_t r = 0; r < C; r++) sc->rest[r] -= nfull;
+}
+
+/* chunk_runs' fast path for a chunk whose C lanes hold the same keys (column - lane), as C consecutive rows of a
+ * structured grid's interior do: every key is a run of all C lanes, in lane 0's (ascending) order, and no lane has
+ * an entry left -- what the search below finds for such a chunk, in one pass over its entries and without a
+ * search. 0 (sc untouched) when the lanes differ in length or in any key; 1 when it filled sc. T <= C <= 64. */
+static int chunk_runs_uniform(int32_t C, int32_t T, chunk_scratch *sc)
+{
+    const int32_t n = sc->len[0];
+    if (n == 0 || T > C) return 0;
+    for (int32_t r = 1; r < C; r++)
+        if (sc->len[r] != n) return 0;
+    const int32_t *c0 = sc->lc[0];
+    for (int32_t r = 1; r < C; r++) {
+        const int32_t *c = sc->lc[r];
+        int32_t diff = 0; /* a branch-free comparison of the whole lane (vectorizable) */
+        for (int32_t p = 0; p < n; p++) diff |= (c[p] - r) ^ c0[p];
+        if (diff) return 0;
+    }
+    /* n runs fit: the scratch holds entries / T + 1 >= C n / T + 1 > n run columns (T <= C) */
+    const uint64_t full = C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1;
+    const int32_t mb = mask_bytes(C);
+    for (int32_t p = 0; p < n; p++) run_add(sc, mb, c0[p], full);
+    for (int32_t r = 0; r < C; r++) sc->rest[r] = 0;
+    return 1;
 }
 
 /* Run detection in chunk k (lanes already in sc): keys b = column - r shared by at least T lanes, ascending, into
@@ -314,6 +341,7 @@ static void chunk_runs(int32_t C, int32_t T, chunk_scratch *sc)
         for (int32_t r = 0; r < C; r++) sc->rest[r] = sc->len[r];
         return;
     }
+    if (chunk_runs_uniform(C, T, sc)) return;
     const int32_t P = C - T + 1; /* pivot lanes */
     const int32_t *const *lc = sc->lc;
     const int32_t *len = sc->len;
