@@ -352,10 +352,13 @@ typedef struct spmv_sell {
     int32_t *iperm;     /**< length rows: iperm[perm[i]] = i */
     int32_t nparts;     /**< parts of the thread partition */
     int32_t *part;      /**< length nparts+1: chunks [part[t], part[t+1]) go to thread t, balanced by stored entries */
-    int32_t runs;       /**< run-column threshold used (lanes); 0: the matrix has no run columns */
+    int32_t runs;       /**< run-column threshold used (lanes); 0: the matrix has no run columns (run detection
+                           off, or on and no chunk had a run column: then chunkruns, runptr, runbase, runmask and
+                           chunkfull are NULL) */
     int64_t nruns;      /**< run columns in all chunks = runptr[nchunks] */
-    int32_t *chunkruns; /**< length nchunks: run columns at the start of chunk k (0 <= chunkruns[k] <= chunklen[k]) */
-    int64_t *runptr;    /**< length nchunks+1: index of chunk k's first run column in runbase */
+    int32_t *chunkruns; /**< length nchunks (NULL when runs = 0): run columns at the start of chunk k
+                           (0 <= chunkruns[k] <= chunklen[k]) */
+    int64_t *runptr;    /**< length nchunks+1 (NULL when runs = 0): index of chunk k's first run column in runbase */
     int32_t *runbase;   /**< length nruns (never NULL where chunkruns is not): lane r of run column q holds column
                            runbase[q] + r (stored numbering) */
     uint8_t *runmask;   /**< length nruns*ceil(C/8) + 8: lane r of run column q holds an entry iff bit r%8 of byte

@@ -135,8 +135,9 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
 
     /* run columns: the threshold used (auto: ceil(3C/4) for 4 <= C <= 64) */
     int32_t T = o->runs < 0 ? (C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0) : o->runs > C ? C : o->runs;
-    CHK(S->runs == T);
-    CHK((T == 0) == (S->chunkruns == NULL));
+    /* T lanes; or 0 (chunkruns NULL) when no chunk has a run column of T lanes -- checked per chunk below */
+    CHK(S->runs == T || (S->runs == 0 && S->nruns == 0));
+    CHK((S->runs == 0) == (S->chunkruns == NULL));
     if (bad) return bad;
 
     /* chunks and entries, against the layout spmv.h documents, recomputed here naively: per lane the row's columns
@@ -200,8 +201,10 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
         const int32_t L = (nrun + rest_max + o->unroll - 1) / o->unroll * o->unroll;
         CHK(S->chunklen[k] == L);
         CHK(S->chunkptr[k + 1] - S->chunkptr[k] == (int64_t)C * S->chunklen[k]);
-        if (T > 0) {
+        if (S->chunkruns) {
             CHK(S->chunkruns[k] == nrun && S->runptr[k] == q0);
+        } else {
+            CHK(nrun == 0); /* the run structure was dropped: no chunk has a run column */
         }
         const int64_t base = S->chunkptr[k];
         /* the stored order of the run columns: the full ones (every one of the C lanes has the key's column) first,
@@ -217,7 +220,7 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
                 if (full == (pass == 0)) sk[m++] = keys[q];
                 nfull += pass == 0 && full;
             }
-        if (T > 0) CHK(S->chunkfull != NULL && S->chunkfull[k] == nfull);
+        if (S->chunkruns) CHK(S->chunkfull != NULL && S->chunkfull[k] == nfull);
         /* run columns */
         for (int32_t q = 0; q < nrun && bad == 0; q++) {
             CHK(S->runbase[q0 + q] == sk[q]);

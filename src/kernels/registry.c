@@ -297,12 +297,16 @@ static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char
             const char *xe = getenv("SPMV_XACCESS");
             if (!S)
                 fprintf(stderr, "spmv: %s: kernel %s%s\n", what, k->name, why);
-            else
+            else {
+                char thr[64];
+                if (S->runs > 0) snprintf(thr, sizeof thr, "threshold %d of %d lanes", S->runs, S->C);
+                else snprintf(thr, sizeof thr, "detection off, or no run column found");
                 fprintf(stderr, "spmv: %s: kernel %s%s; x access %s; %lld run columns hold %.1f %% of the stored "
-                        "entries (threshold %d of %d lanes); %lld entries with 16-bit indices\n", what, k->name, why,
+                        "entries (%s); %lld entries with 16-bit indices\n", what, k->name, why,
                         xe && *xe ? "forced by SPMV_XACCESS" : probe_note[0] ? probe_note : "the family's only one",
                         (long long)S->nruns, S->stored ? 100.0 * (double)S->nruns * S->C / (double)S->stored : 0.0,
-                        S->runs, S->C, (long long)S->nidx16);
+                        thr, (long long)S->nidx16);
+            }
         }
         else if (a != SPMV_ARCH_REF)
             fprintf(stderr, "spmv: %s: kernel %s (performance warning: the %s family %s; C = %d, vector length VL = "
