@@ -276,7 +276,9 @@ typedef struct spmv_sell_opts {
     int idx16;        /**< 16-bit column indices: a chunk whose gather columns span fewer than 65536 columns also
                          stores them as 16-bit offsets from a per-chunk base, which kernels that know the format read
                          instead (10 bytes per entry instead of 12, exact results); other chunks keep 32-bit indices
-                         (the escape). -1 = auto (default: on), 0 = off, 1 = on. Costs 2 bytes per stored entry. */
+                         (the escape). -1 = auto (default: on when the stored values take 16 MiB or more, i.e.
+                         where the multiply is memory-bound; in cache the index widening costs about 5 %), 0 = off,
+                         1 = on. Costs 2 bytes per stored entry. */
     int xaccess;      /**< how the kernel fetches x for gather columns: SPMV_X_AUTO (default: the family's choice
                          for this CPU, measured once per process), SPMV_X_GATHER (hardware gather) or SPMV_X_EMUL
                          (scalar loads and inserts). The environment variable SPMV_XACCESS=gather|emul overrides. A

@@ -207,7 +207,8 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
     o.permuted = permuted;
     o.rcm = rcm;
     o.nthreads = 1;
-    o.idx16 = rotate % 3 == 1 ? 0 : -1; /* 16-bit indices off in a third of the builds */
+    o.idx16 = rotate % 3 == 1 ? 0 : 1; /* 16-bit indices off in a third of the builds (on, not auto: auto is off
+                                            for matrices as small as these) */
     o.runs = runs_setting(rotate, C);
     /* the CRS part of the hybrid: auto (default), off, or a low threshold (the mean row length: many rows in it) */
     o.long_rows = rotate % 3 == 0 ? -1 : rotate % 3 == 1 ? 0 : (int32_t)(A->rows > 0 ? A->nnz / A->rows : 0) + 1;

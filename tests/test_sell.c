@@ -288,7 +288,11 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
 
     /* 16-bit indices: a chunk's gather columns are compressed exactly when they span fewer than 65536 columns, from
      * their smallest column; the escape (colbase -1) otherwise */
-    CHK((o->idx16 == 0 || S->stored == 0) == (S->colbase == NULL));
+    {   /* on: idx16 = 1, or auto (-1) where the chunks' values take 16 MiB or more (memory-bound) */
+        const int64_t cst = S->chunkptr[S->nchunks];
+        const int want16 = o->idx16 > 0 || (o->idx16 < 0 && cst * 8 >= ((int64_t)16 << 20));
+        CHK((want16 && cst > 0) == (S->colbase != NULL));
+    }
     if (S->colbase) {
         int64_t n16 = 0;
         for (int32_t k = 0; k < S->nchunks; k++) {

@@ -1093,7 +1093,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %lld stored entries", fn, (long long)cstored);
         goto fail;
     }
-    if (opts->idx16 != 0 && cstored > 0) {
+    if (spmv__sell_idx16_wanted(opts->idx16, cstored) && cstored > 0) {
         S->colbase = spmv__malloc((nch ? nch : 1) * sizeof *S->colbase);
         S->col16 = spmv__malloc((size_t)cstored * sizeof *S->col16);
         if (!S->colbase || !S->col16) {

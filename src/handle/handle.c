@@ -217,7 +217,7 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
     if ((st = spmv_crs_traffic(A, &tc))) return st;
     const spmv_kernel *ks = spmv__sell_kernel_for(o.C, spmv__sell_xaccess(o.xaccess));
     ts = ks ? ks->traffic : spmv__k_sell_ref.traffic;
-    if (ts.bytes_per_entry16 > 0 && o.idx16 != 0 && A->cols <= 65536) ts.bytes_per_entry = ts.bytes_per_entry16;
+    if (ts.bytes_per_entry16 > 0 && spmv__sell_idx16_wanted(o.idx16, stored) && A->cols <= 65536) ts.bytes_per_entry = ts.bytes_per_entry16;
     if (!o.permuted && !(o.sigma == 1 && !o.rcm)) ts.bytes_per_row += 4; /* perm read: not for an identity */
     const int64_t nch = (A->rows + o.C - 1) / o.C;
     double ratio = mv_bytes(&ts, stored, A->nnz, A->rows, nch, A->cols) /

@@ -113,6 +113,16 @@ int spmv__cpu_vendor_amd(void);
 #define SPMV_PREFETCH_BYTES ((int64_t)16 << 20)
 int spmv__prefetch_wanted(int64_t bytes);
 
+/* 16-bit column indices in a SELL matrix of `stored` entries for spmv_sell_opts.idx16 = opt: on (1), off (0), or auto
+ * (-1): on where the stored values take SPMV_PREFETCH_BYTES or more (memory-bound: 10 instead of 12 bytes per entry
+ * moved). In cache the widening of the indices before each gather costs more than the bytes save: SELL-C-sigma at
+ * 1 thread, 16-bit indices against 32-bit on 13 shared matrices (Intel Xeon VM, AVX-512, medians of 9): 0.91-1.05x,
+ * median 0.95x (karate 0.91, rajat01 0.91, bcspwr10 0.94; bcsstk13 1.05). */
+static inline int spmv__sell_idx16_wanted(int opt, int64_t stored)
+{
+    return opt > 0 || (opt < 0 && stored >= SPMV_PREFETCH_BYTES / (int64_t)sizeof(double));
+}
+
 /* Environment variable that forces non-temporal stores of y on (SPMV_SELL_NT=1) or off (0) for SELL matrices whose
  * kernels index y directly (permuted order or identity perm), whatever spmv_sell_opts.nt_stores says. */
 #define SPMV_SELL_NT_ENV "SPMV_SELL_NT"
