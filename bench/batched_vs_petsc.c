@@ -121,7 +121,8 @@ int main(int argc, char **argv)
             if (j == 1 ? spmv_crs_mv(A, 1.0, x, 0.0, y) : spmv_sell_mv(S, 1.0, x, 0.0, y)) return 1;
             err[j] = rel_err(y, ref, n);
         }
-        if (now() - t0 > slowest) slowest = now() - t0;
+        const double dt = now() - t0;
+        if (dt > slowest) slowest = dt;
     }
     long batch = (long)(batch_time / slowest);
     if (batch < 1) batch = 1;

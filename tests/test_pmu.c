@@ -267,9 +267,10 @@ static void sw_task_clock_is_thread_cpu_time(void)
      * around) and at most the wall time from start to stop less the time the thread slept. Wall time, another
      * thread's time or nothing each fails one of the two bounds by 50 ms or more. */
     const double tc = v[0] * 1e-9;
-    CU_ASSERT(tc >= 0.95 * cpu - 0.002);
-    CU_ASSERT(tc <= wall - slept + 0.005);
-    if (!(tc >= 0.95 * cpu - 0.002 && tc <= wall - slept + 0.005))
+    const int above_cpu = tc >= 0.95 * cpu - 0.002, below_wall = tc <= wall - slept + 0.005;
+    CU_ASSERT(above_cpu);
+    CU_ASSERT(below_wall);
+    if (!above_cpu || !below_wall)
         fprintf(stderr, "task-clock %.4f s, thread CPU time %.4f s, wall %.4f s, slept %.3f s\n", tc, cpu, wall, slept);
     pmu_group_free(g);
 }

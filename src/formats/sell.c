@@ -270,6 +270,9 @@ static uint64_t mask_word(const uint8_t *m, int32_t mb)
     return w;
 }
 
+/* The mask of all C lanes (run columns need C <= 64) */
+static inline uint64_t lanes_all(int32_t C) { return C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1; }
+
 /* Run j found: key b, lanes `hit`, into sc's run list (key, mask bytes, mask word) */
 static void run_add(chunk_scratch *sc, int32_t mb, int32_t b, uint64_t hit)
 {
@@ -282,7 +285,7 @@ static void run_add(chunk_scratch *sc, int32_t mb, int32_t b, uint64_t hit)
 /* sc->rest[r] = entries of lane r outside the runs in sc (its length less the runs whose mask holds lane r) */
 static void runs_rest(int32_t C, chunk_scratch *sc)
 {
-    const uint64_t full = C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1; /* runs: C <= 64 */
+    const uint64_t full = lanes_all(C);
     int32_t nfull = 0;
     for (int32_t r = 0; r < C; r++) sc->rest[r] = sc->len[r];
     for (int32_t j = 0; j < sc->nrun; j++) { /* a run of most lanes (a stencil's): all less the lanes it lacks */
@@ -318,7 +321,7 @@ static int chunk_runs_uniform(int32_t C, int32_t T, chunk_scratch *sc)
         if (diff) return 0;
     }
     /* n runs fit: the scratch holds entries / T + 1 >= C n / T + 1 > n run columns (T <= C) */
-    const uint64_t full = C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1;
+    const uint64_t full = lanes_all(C);
     const int32_t mb = mask_bytes(C);
     for (int32_t p = 0; p < n; p++) run_add(sc, mb, c0[p], full);
     for (int32_t r = 0; r < C; r++) sc->rest[r] = 0;
@@ -423,7 +426,7 @@ static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k)
     /* run columns: lane r reads b + r; padding lanes point at b + r when that is a column, else at a run lane */
     if (R > 0) {
         const int64_t q0 = S->runptr[k];
-        const uint64_t full = C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1; /* runs: C <= 64 */
+        const uint64_t full = lanes_all(C);
         int32_t F = 0;
         for (int32_t j = 0; j < R; j++) F += sc->rbits[j] == full;
         for (int32_t j = 0, f = 0, g = F; j < R; j++) sc->rdst[j] = sc->rbits[j] == full ? f++ : g++;
