@@ -390,7 +390,6 @@ static void test_quick_run_file(void)
     bench_overlap_fit(r, -1, fit);
     spmv_machine m;
     bench_fill_machine(r, fit, NULL, &m);
-    free(fit);
     CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
     CU_ASSERT_EQUAL(m.simd_width, r->width);
     CU_ASSERT_EQUAL(m.nlevels, (r->topo.ncaches < 3 ? r->topo.ncaches : 3) + 1);
@@ -408,7 +407,79 @@ static void test_quick_run_file(void)
     CU_ASSERT_EQUAL(st, SPMV_OK);
     CU_ASSERT_EQUAL(memcmp(&back, &m, sizeof m), 0); /* the writer's promise: read back bit for bit */
     unlink(path);
+
+    /* the SpMV check on this machine, with small caches so that its matrices are small (L2 256 KiB, L3 1 MiB
+     * effective: HPCG 7^3, 11^3, 28^3): what it measures is timing, so only its structure is checked */
+    if (m.nlevels == 4) {
+        m.level[1].effective_size = 256 << 10;
+        m.level[2].effective_size = 1 << 20;
+        const spmv_machine before = m;
+        bench_check *c = malloc(sizeof *c);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, c, NULL), 0);
+        CU_ASSERT_EQUAL(c->done, 1);
+        CU_ASSERT_EQUAL(c->n[1], 7);
+        CU_ASSERT_EQUAL(c->n[2], 11);
+        CU_ASSERT_EQUAL(c->n[3], 28);
+        for (int L = 1; L < 4; L++) {
+            CU_ASSERT_EQUAL(c->stream_rule[L], (int)before.level[L].overlap);
+            CU_ASSERT_EQUAL((int)m.level[L].overlap, c->rule[L]);
+            CU_ASSERT_EQUAL(c->rule[L], bench_check_choose(c->err[L], c->stream_rule[L]));
+            if (fit->try_bw[L][c->rule[L]] > 0) CU_ASSERT_EQUAL(m.level[L].upstream_bw, fit->try_bw[L][c->rule[L]]);
+            for (int k = 0; k < BENCH_CHECK_KERNELS; k++) {
+                CU_ASSERT(c->meas[L][k] > 0);
+                CU_ASSERT(c->kernel[L][k][0] != '\0');
+                for (int q = 0; q < 3; q++) CU_ASSERT(fit->try_bw[L][q] > 0 ? c->pred[L][q][k] > 0 : c->pred[L][q][k] == 0);
+            }
+            for (int q = 0; q < 3; q++) CU_ASSERT(fit->try_bw[L][q] > 0 ? isfinite(c->err[L][q]) : !isfinite(c->err[L][q]));
+        }
+        CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
+        /* bad arguments leave the machine as it is */
+        spmv_machine keep = m;
+        CU_ASSERT_EQUAL(bench_spmv_check(NULL, fit, &m, c, NULL), -1);
+        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, NULL, NULL), -1);
+        CU_ASSERT_EQUAL(memcmp(&keep, &m, sizeof m), 0);
+        free(c);
+    } else {
+        fprintf(stderr, "the SpMV check part skipped: %d levels (it needs L1, L2, L3 and memory)\n", m.nlevels);
+    }
+    free(fit);
     free(r);
+}
+
+/* the check's choice and sizes: exact */
+static void test_spmv_check_choice(void)
+{
+    const double inf = INFINITY;
+    enum { N = SPMV_OVERLAP_NONE, F = SPMV_OVERLAP_FULL, A = SPMV_OVERLAP_A64FX };
+    /* indexed by spmv_overlap: none, full, a64fx-partial */
+    CU_ASSERT_EQUAL(bench_check_choose((double[3]){0.065, 0.455, 0.065}, F), A); /* a tie: a64fx-partial first */
+    CU_ASSERT_EQUAL(bench_check_choose((double[3]){0.243, 0.490, 0.249}, F), A); /* none not 0.05 better */
+    CU_ASSERT_EQUAL(bench_check_choose((double[3]){0.100, 0.500, 0.300}, A), N);
+    CU_ASSERT_EQUAL(bench_check_choose((double[3]){0.200, 0.220, 0.210}, F), F); /* within the margin: the streams' */
+    CU_ASSERT_EQUAL(bench_check_choose((double[3]){0.300, inf, 0.100}, F), A);
+    CU_ASSERT_EQUAL(bench_check_choose((double[3]){inf, inf, inf}, N), N);
+    CU_ASSERT_EQUAL(bench_check_choose((double[3]){inf, 0.400, inf}, A), F);
+
+    spmv_machine m;
+    memset(&m, 0, sizeof m);
+    m.nlevels = 4;
+    m.level[0].size = 48 << 10;
+    m.level[1].size = 2 << 20;                /* 1 MiB / 350 B: cbrt 14.4 */
+    m.level[2].size = (int64_t)105 << 20;
+    m.level[2].effective_size = 8 << 20;      /* 4 MiB: cbrt 22.9; memory 64 MiB: cbrt 57.7 */
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 1), 14);
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 2), 22);
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 3), 57);
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 0), 0);
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 4), 0);
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(NULL, 1), 0);
+    m.level[2].effective_size = 16 << 20;     /* 128 MiB: cbrt 72.7 */
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 3), 72);
+    m.level[2].effective_size = (int64_t)508 << 20; /* 4 GiB of memory matrix: capped */
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 3), BENCH_CHECK_MAX_N);
+    m.level[1].size = 16 << 10;                  /* 8 KiB: n = 2 is too small */
+    CU_ASSERT_EQUAL(bench_check_hpcg_n(&m, 1), 0);
 }
 
 int main(void)
@@ -426,6 +497,7 @@ int main(void)
                                     {"machine file path", test_machine_path},
                                     {"topology", test_topology},
                                     {"tiny run writes a readable machine file", test_quick_run_file},
+                                    {"SpMV check: the rule chosen and the matrix sizes", test_spmv_check_choice},
                                     {NULL, NULL}});
     return tu_run();
 }

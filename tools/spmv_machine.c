@@ -36,7 +36,9 @@ static void usage(FILE *f)
             "  --mem-size SIZE  working set of the memory level, e.g. 512M or 2G (default: 4x the last-level\n"
             "                   cache, at least 64 MiB, with --quick; 8x, at least 256 MiB, otherwise)\n"
             "  --overlap RULE   overlap rule of every level: none, full, a64fx-partial (default: fitted per level,\n"
-            "                   Sect. III-A, see the table)\n"
+            "                   Sect. III-A, from the streaming kernels, then checked on the library's SpMV\n"
+            "                   kernels: HPCG n^3 with its data in each level, 1 thread; see the tables)\n"
+            "  --no-spmv-check  keep the streaming kernels' rules (no SpMV check: 2-10 s less)\n"
             "  --name TEXT      model name written to the file\n"
             "  --only LIST      measure only these parts (comma-separated): incore, stream, latency, bw (the clock\n"
             "                   always); no file is written unless all are measured\n"
@@ -269,10 +271,28 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
            quick ? ", --quick" : "");
 }
 
+static void print_check(const spmv_machine *m, const bench_check *c)
+{
+    if (!c->done) return;
+    printf("\n== Overlap rules checked on SpMV: the library's kernels on 1 thread, HPCG n^3 with its data in the level,\n"
+           "   Gflop/s measured (best of 3 interleaved rounds of 5 runs of >= 5 ms) and predicted by the model under each rule\n");
+    static const char *rn[3] = {"none", "full", "a64fx-partial"};
+    for (int L = 1; L < m->nlevels; L++) {
+        if (!c->n[L]) continue;
+        printf("%s: HPCG %d^3 (%.3g MB)\n  %-28s %9s %9s %9s %14s\n", m->level[L].name, c->n[L], c->mb[L], "kernel",
+               "measured", rn[0], rn[1], rn[2]);
+        for (int k = 0; k < BENCH_CHECK_KERNELS; k++)
+            printf("  %-28s %9.3f %9.3f %9.3f %14.3f\n", c->kernel[L][k], c->meas[L][k], c->pred[L][0][k],
+                   c->pred[L][1][k], c->pred[L][2][k]);
+        printf("  mean |log(predicted/measured)|: none %.3f, full %.3f, a64fx-partial %.3f -> %s (the streams chose %s)\n",
+               c->err[L][0], c->err[L][1], c->err[L][2], rn[c->rule[L]], rn[c->stream_rule[L]]);
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------- file */
 
-static char *header(const bench_results *r, const spmv_machine *m, const bench_fit *fit, int forced, int threads,
-                    int argc, char **argv, int passes)
+static char *header(const bench_results *r, const spmv_machine *m, const bench_fit *fit, const bench_check *chk,
+                    int forced, int threads, int argc, char **argv, int passes)
 {
     static char h[16384];
     size_t n = 0;
@@ -339,6 +359,16 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
     H("\n# Mean |log(predicted/measured)| of the streaming kernels beyond L1 with these rules: %.3f. MEM: one core's\n"
       "# read bandwidth under its rule (the ECM's single-core memory term); the saturated bandwidths of the NUMA domain\n"
       "# are the curves' maxima (read-only = STREAM's \"sum\" with 8 accumulators).\n", fit->total_err);
+    if (chk->done) {
+        H("# Rules checked on SpMV (the library's CRS, SELL-8-1 and SELL-32-1 on 1 thread, HPCG n^3 with its data in the\n"
+          "# level; the rule whose prediction is nearest the measured Gflop/s, unless the streams' is within 0.05):");
+        for (int L = 1; L < m->nlevels; L++)
+            if (chk->n[L])
+                H("\n#   %-4s HPCG %d^3: errors none %.3f, full %.3f, a64fx-partial %.3f -> %s%s", m->level[L].name,
+                  chk->n[L], chk->err[L][0], chk->err[L][1], chk->err[L][2], spmv_overlap_name((spmv_overlap)chk->rule[L]),
+                  chk->rule[L] != chk->stream_rule[L] ? " (replaces the streams' rule)" : "");
+        H("\n");
+    }
     if (threads > 0 && threads < r->topo.ncore_cpus)
         H("# WARNING: measured with --threads %d of the %d cores of a NUMA domain: MEM may not be saturated (too low).\n",
           threads, r->topo.ncore_cpus);
@@ -350,7 +380,7 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
 int main(int argc, char **argv)
 {
     const char *out = NULL, *isa_name = NULL, *name = NULL, *overlap = NULL;
-    int install = 0, quiet = 0;
+    int install = 0, quiet = 0, spmv_check_on = 1;
     bench_opts o;
     memset(&o, 0, sizeof o);
     for (int i = 1; i < argc; i++) {
@@ -364,6 +394,8 @@ int main(int argc, char **argv)
             o.quick = 1;
         } else if (!strcmp(a, "--install")) {
             install = 1;
+        } else if (!strcmp(a, "--no-spmv-check")) {
+            spmv_check_on = 0;
         } else if (!strcmp(a, "-q")) {
             quiet = 1;
         } else if (!v && (!strcmp(a, "-o") || !strcmp(a, "--isa") || !strcmp(a, "--threads") ||
@@ -469,7 +501,13 @@ int main(int argc, char **argv)
     bench_overlap_fit(&r, rule_forced, &fit);
     static spmv_machine m;
     bench_fill_machine(&r, &fit, name, &m);
+    static bench_check chk;
+    if (rule_forced < 0 && spmv_check_on && (!o.parts || (o.parts & all_parts) == all_parts) &&
+        bench_spmv_check(&r, &fit, &m, &chk, quiet ? NULL : stderr))
+        fprintf(stderr, "%s: warning: the SpMV check of the overlap rules could not run (out of memory?): the streams' "
+                        "rules are kept\n", prog);
     print_table(&r, &m, &fit, o.quick);
+    print_check(&m, &chk);
 
     spmv_status st = spmv_machine_check(&m);
     if (st) {
@@ -483,7 +521,7 @@ int main(int argc, char **argv)
         return 1;
     }
     spmv_machine_format(&m, text, (size_t)len + 1);
-    const char *hdr = header(&r, &m, &fit, rule_forced >= 0, o.max_threads, argc, argv, r.passes);
+    const char *hdr = header(&r, &m, &fit, &chk, rule_forced >= 0, o.max_threads, argc, argv, r.passes);
 
     const int all = BENCH_PART_CLOCK | BENCH_PART_INCORE | BENCH_PART_STREAM | BENCH_PART_LATENCY | BENCH_PART_BW;
     if (o.parts && (o.parts & all) != all) {

@@ -295,4 +295,37 @@ void bench_overlap_fit(const bench_results *r, int forced, bench_fit *fit);
  * domain) from the curves. */
 void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char *name, spmv_machine *m);
 
+/* The SpMV check of the overlap rules (bench_spmv.c): for each level L >= 1 of m (filled from r and fit), the
+ * library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread on HPCG n^3 (n = bench_check_hpcg_n: the data set half
+ * the level's effective size, eight times the last cache's for memory) are measured (the best of 3 interleaved
+ * rounds, each the best of 5 runs of >= 5 ms) and
+ * predicted by spmv_model_* under each rule at the bandwidth the streams calibrated for it (fit->try_bw); the rule
+ * with the least mean |log(predicted/measured)| is set in m (rule and upstream bandwidth), unless the streams' rule
+ * is within BENCH_CHECK_MARGIN (bench_check_choose). Returns 0, or -1 (NULL, a level without a size, out of memory:
+ * m unchanged). Timing-dependent by nature: tests check its structure, not its choice. */
+enum { BENCH_CHECK_KERNELS = 3 };
+#define BENCH_CHECK_MARGIN 0.05
+/* the largest HPCG n of the check: 80^3 = 13.8 M nonzeros, 0.17 GB in each of CRS, SELL-8 and SELL-32 (a last cache
+ * of more than 22 MiB effective then gets a memory matrix of less than 8x its size) */
+#define BENCH_CHECK_MAX_N 80
+#define BENCH_CHECK_ROUNDS 3
+typedef struct bench_check {
+    int done;                                                            /* 1: it ran */
+    int n[SPMV_MACHINE_MAX_LEVELS];                                      /* HPCG n per level (0: not checked) */
+    double mb[SPMV_MACHINE_MAX_LEVELS];                                  /* its matrix and vectors, MB */
+    char kernel[SPMV_MACHINE_MAX_LEVELS][BENCH_CHECK_KERNELS][48];       /* kernel names */
+    double meas[SPMV_MACHINE_MAX_LEVELS][BENCH_CHECK_KERNELS];           /* Gflop/s measured */
+    double pred[SPMV_MACHINE_MAX_LEVELS][3][BENCH_CHECK_KERNELS];        /* Gflop/s per rule (0: not predicted) */
+    double err[SPMV_MACHINE_MAX_LEVELS][3];                              /* mean |log|; INFINITY: not available */
+    int stream_rule[SPMV_MACHINE_MAX_LEVELS], rule[SPMV_MACHINE_MAX_LEVELS]; /* spmv_overlap values */
+} bench_check;
+int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, FILE *log);
+/* The rule for errors err[3] (indexed by spmv_overlap; INFINITY = not available): the least error, where a rule must
+ * beat the one preferred before it by more than BENCH_CHECK_MARGIN; preference: the streams' rule, a64fx-partial,
+ * full, none. The streams' rule when none is available. */
+int bench_check_choose(const double err[3], int stream_rule);
+/* HPCG n for the check of level L of m: cbrt(size / 350 B per row), at most BENCH_CHECK_MAX_N (0: L out of range,
+ * or a level too small for n >= 4) */
+int bench_check_hpcg_n(const spmv_machine *m, int L);
+
 #endif
