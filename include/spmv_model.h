@@ -108,6 +108,11 @@ typedef struct spmv_machine {
     double bw_triad_n[SPMV_MACHINE_MAX_CORES]; /**< the same for TRIAD */
     int32_t nlevels;                       /**< 2..SPMV_MACHINE_MAX_LEVELS, the last one is MEM */
     spmv_machine_level level[SPMV_MACHINE_MAX_LEVELS];
+    double parallel_overhead;              /**< cy of one OpenMP parallel region with no work (fork and join) on the
+                                              cores of one NUMA domain; the model adds it to every multiply on more
+                                              than one thread (the library's driver opens one region per multiply).
+                                              spmv-machine: the best of windows of 200 empty regions (1.5 us on
+                                              the 2-core Intel Xeon VM). 0 = not measured: nothing added */
 } spmv_machine;
 
 /** Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */
@@ -398,7 +403,9 @@ typedef struct spmv_model {
     int32_t n_s;                     /**< = ecm.n_s */
     int32_t cores_per_numa;          /**< of the machine: n_s above it means the kernel cannot saturate a domain */
     double predicted;                /**< ECM Gflop/s at nthreads: min(n * flops/T_shared, the bandwidths of the
-                                        levels at alpha); for data in memory min(n P1, P_sat) per NUMA domain */
+                                        levels at alpha); for data in memory min(n P1, P_sat) per NUMA domain; on
+                                        more than one thread with the machine's parallel_overhead added to the time
+                                        of each multiply */
 } spmv_model;
 
 /** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).

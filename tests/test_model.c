@@ -937,6 +937,38 @@ static void test_roofline_levels(void)
     spmv_crs_free(A);
 }
 
+/* The parallel region overhead: added once to every multiply on more than one thread, nothing on one thread; the
+ * key round-trips through the file */
+static void test_parallel_overhead(void)
+{
+    load_a64fx();
+    spmv_crs *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(8, 8, 8, &A), SPMV_OK); /* in cache: 160 KB */
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0};
+    spmv_model_opts o = spmv_model_opts_default();
+    o.shape = &k;
+    spmv_model m0, m1, s0, s1;
+    spmv_machine with = a64fx;
+    with.parallel_overhead = 3600; /* 2 us at 1.8 GHz */
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &a64fx, 4, &o, &m0), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 4, &o, &m1), SPMV_OK);
+    const double flops = 2.0 * (double)A->nnz;
+    /* time per multiply in ns: flops / Gflop/s; the overhead adds 3600 cy / 1.8 GHz = 2000 ns */
+    CU_ASSERT_DOUBLE_EQUAL(flops / m1.predicted, flops / m0.predicted + 2000.0, 1e-9 * flops / m1.predicted);
+    CU_ASSERT(m1.predicted < m0.predicted);
+    CU_ASSERT_DOUBLE_EQUAL(m1.roofline, m0.roofline, 0); /* the bound does not change */
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &a64fx, 1, &o, &s0), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 1, &o, &s1), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(s1.predicted, s0.predicted, 0); /* one thread: no parallel region */
+    check_roundtrip(&with);
+    char text[8192];
+    CU_ASSERT(spmv_machine_format(&with, text, sizeof text) > 0);
+    CU_ASSERT(strstr(text, "parallel region overhead: 3600 cy") != NULL);
+    with.parallel_overhead = -1;
+    CU_ASSERT_EQUAL(spmv_machine_check(&with), SPMV_ERR_ARG);
+    spmv_crs_free(A);
+}
+
 /* every allocation of the parser, the simulation and the model may fail: SPMV_ERR_NOMEM, outputs untouched */
 static void test_out_of_memory(void)
 {
@@ -989,6 +1021,7 @@ int main(void)
                                     {"new machine-file keys", test_machine_keys},
                                     {"gather cost by lines per gather", test_gather_lines},
                                     {"roofline by where the data live", test_roofline_levels},
+                                    {"parallel region overhead per multiply", test_parallel_overhead},
                                     {NULL, NULL}});
     return tu_run();
 }

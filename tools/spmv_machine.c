@@ -223,6 +223,10 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
             printf("%7d %9.2f %9.2f %9.2f\n", i + 1, r->bw[BW_LOAD][i], r->bw[BW_COPY][i], r->bw[BW_TRIAD][i]);
         printf("saturated      read (SUM) %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy read)\n", m->bw_load,
                m->bw_copy, m->bw_triad, m->bw_load / r->clock_ghz);
+        if (m->parallel_overhead > 0)
+            printf("parallel region (fork and join, no work) on %d threads: %.2f us = %.0f cy (added to each multiply "
+                   "on more than one thread)\n", r->nthreads, m->parallel_overhead / r->clock_ghz * 1e-3,
+                   m->parallel_overhead);
     }
 
     if (r->nlat > 0) {

@@ -231,6 +231,8 @@ typedef struct bench_results {
     int bw_unroll;                            /* unroll factor of the curve's kernels */
     int64_t bw_bytes;                         /* working set of the curve (all threads) */
     double bw[BW_NKINDS][BENCH_MAX_CPUS];     /* GB/s (explicit + write-allocate) with t+1 threads */
+    double fork_join_s;                       /* one empty OpenMP parallel region on nthreads threads, s (best; 0:
+                                                 not measured, or one thread) */
     int nlat;                                 /* latency sweep */
     int64_t lat_bytes[BENCH_MAX_LAT];
     double lat_ns[BENCH_MAX_LAT];

@@ -704,6 +704,32 @@ static double bw_threads(const bench_opts *o, const bench_results *r, bench_kern
     return got == nt && best < INFINITY ? 1e-9 / best : 0;
 }
 
+/* Seconds of one OpenMP parallel region with no work (fork and join) on nt threads: the best of `windows` windows
+ * of 200 regions (the library's driver opens one region per multiply; the model adds this to each). */
+static double fork_join(int nt, int windows)
+{
+    double best = INFINITY;
+#ifdef _OPENMP
+    volatile int sink = 0;
+    for (int w = 0; w < windows; w++) {
+        const double t0 = bench_now();
+        for (int i = 0; i < 200; i++) {
+#pragma omp parallel num_threads(nt)
+            {
+                if (omp_get_thread_num() == 0) sink = sink + 1;
+            }
+        }
+        const double dt = (bench_now() - t0) / 200.0;
+        if (dt < best) best = dt;
+    }
+    (void)sink;
+#else
+    (void)nt;
+    (void)windows;
+#endif
+    return best < INFINITY ? best : 0.0;
+}
+
 static int measure_bw(const bench_opts *o, bench_results *r, FILE *log)
 {
     const int64_t W = r->width, q = 16 * W;
@@ -760,6 +786,11 @@ static int measure_bw(const bench_opts *o, bench_results *r, FILE *log)
     }
     if (r->nthreads == 0 || nthreads < r->nthreads) r->nthreads = nthreads;
     bench_free(block);
+    if (nthreads > 1) {
+        const double fj = fork_join(nthreads, o->windows);
+        if (fj > 0 && (!(r->fork_join_s > 0) || fj < r->fork_join_s)) r->fork_join_s = fj; /* best over the passes */
+        logf_(log, "parallel region (fork and join) on %d threads: %.2f us\n", nthreads, fj * 1e6);
+    }
     return 0;
 }
 
@@ -1093,6 +1124,7 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
     m->masked_load_rthroughput = r->incore[BI_MASKLD_TP];
     m->emul_gather_rthroughput = r->incore[BI_EMUL_TP];
     for (int j = 0; j < 4; j++) m->gather_lines_rthroughput[j] = r->incore[BI_GATHER_1L + j];
+    m->parallel_overhead = r->fork_join_s > 0 ? r->fork_join_s * m->clock_ghz * 1e9 : 0;
     m->bw_load = bw_sat(r, BW_LOAD);
     m->bw_copy = bw_sat(r, BW_COPY);
     m->bw_triad = bw_sat(r, BW_TRIAD);

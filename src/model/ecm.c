@@ -659,6 +659,9 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     } else if ((st = spmv_ecm_scale(m, &r.ecm, nthreads, &r.predicted))) {
         return st;
     }
+    /* on more than one thread every multiply opens one parallel region: its fork and join add to the time */
+    if (used > 1 && m->parallel_overhead > 0 && r.predicted > 0)
+        r.predicted = flops / (flops / r.predicted + m->parallel_overhead / m->clock_ghz);
     *md = r;
     return SPMV_OK;
 }

@@ -90,7 +90,7 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                              m->bw_load, m->bw_copy, m->bw_triad, m->scalar_load_rthroughput,
                              m->masked_load_rthroughput, m->emul_gather_rthroughput, m->gather_lines_rthroughput[0],
                              m->gather_lines_rthroughput[1], m->gather_lines_rthroughput[2],
-                             m->gather_lines_rthroughput[3]};
+                             m->gather_lines_rthroughput[3], m->parallel_overhead};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
@@ -181,6 +181,8 @@ static const keydef top_keys[] = {
     {"gather reciprocal throughput 2 lines", K_DBL, U_CY, M(gather_lines_rthroughput[1]), 0, "optional: in 2 lines"},
     {"gather reciprocal throughput 4 lines", K_DBL, U_CY, M(gather_lines_rthroughput[2]), 0, "optional: in 4 lines"},
     {"gather reciprocal throughput 8 lines", K_DBL, U_CY, M(gather_lines_rthroughput[3]), 0, "optional: in 8 lines"},
+    {"parallel region overhead", K_DBL, U_CY, M(parallel_overhead), 0,
+     "optional: fork and join of one OpenMP parallel region on one NUMA domain's cores (added per multiply on > 1 thread)"},
     {"saturated bandwidth load", K_DBL, U_GBS, M(bw_load), 1, "one NUMA domain, read-only"},
     {"saturated bandwidth copy", K_DBL, U_GBS, M(bw_copy), 1, "one NUMA domain"},
     {"saturated bandwidth triad", K_DBL, U_GBS, M(bw_triad), 1, "one NUMA domain, write-allocate included"},
