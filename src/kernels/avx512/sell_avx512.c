@@ -97,8 +97,11 @@ SPMV_AVX512_INLINE __m512d gather8_16(const uint16_t *c, const double *xb, const
  * value line SELL_AVX512_PF doubles ahead into L2 (prefetcht1), and the 32-bit index lines of gather columns as far
  * ahead in entries. One core of the Intel Xeon VM reads 16 GB/s with the hardware prefetchers alone and 19 GB/s
  * with a prefetch 1 KiB ahead (read-only stream, 512 MiB); SELL-32-rows on powerlaw 2M 0.43-0.45 -> 0.51-0.52
- * Gflop/s, SELL-32-1 on HPCG 128^3 3.09-3.16 -> 3.22 (1 thread; BENCHMARKS.md). */
-enum { SELL_AVX512_PF = 128 };
+ * Gflop/s, SELL-32-1 on HPCG 128^3 3.09-3.16 -> 3.22 (1 thread; BENCHMARKS.md). 4 KiB ahead instead of 1 KiB
+ * (2026-12-03, the VM on a 2.5 GHz host, HPCG 128^3, medians of 4 interleaved rounds, Gflop/s at 1 / 2 threads):
+ * SELL-32-1 2.03 / 3.39 -> 2.16 / 3.76, SELL-8-1 1.77 / 3.27 -> 1.99 / 3.82 (2 KiB: 2.09 / 4.00, 1.99 / 3.15). With
+ * run columns and 16-bit indices a chunk moves fewer bytes per cycle of work, and the prefetch must run further. */
+enum { SELL_AVX512_PF = 512 };
 /* the addresses may lie past the arrays (a prefetch never faults): spmv__addr */
 SPMV_AVX512_INLINE void sell_prefetch(const double *v)
 {
