@@ -111,8 +111,9 @@ typedef struct spmv_machine {
     double parallel_overhead;              /**< cy of one OpenMP parallel region with no work (fork and join) on the
                                               cores of one NUMA domain; the model adds it to every multiply on more
                                               than one thread (the library's driver opens one region per multiply).
-                                              spmv-machine: the best of windows of 200 empty regions (1.5 us on
-                                              the 2-core Intel Xeon VM). 0 = not measured: nothing added */
+                                              spmv-machine: the best of windows of 200 empty regions on all cores
+                                              of the domain (1-1.5 us on the 2-core Intel Xeon VM), the same figure
+                                              for every thread count. 0 = not measured: nothing added */
 } spmv_machine;
 
 /** Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */
@@ -405,7 +406,10 @@ typedef struct spmv_model {
     double predicted;                /**< ECM Gflop/s at nthreads: min(n * flops/T_shared, the bandwidths of the
                                         levels at alpha); for data in memory min(n P1, P_sat) per NUMA domain; on
                                         more than one thread with the machine's parallel_overhead added to the time
-                                        of each multiply */
+                                        of each multiply (overhead_ns) */
+    double overhead_ns;              /**< ns added to each multiply for its parallel region: parallel_overhead /
+                                        clock where the driver starts a team (nthreads > 1 and at least 2 x
+                                        SPMV_MIN_WORK_PER_THREAD entries of work), else 0 */
 } spmv_model;
 
 /** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).

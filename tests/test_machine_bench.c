@@ -411,33 +411,44 @@ static void test_quick_run_file(void)
     /* the SpMV check on this machine, with small caches so that its matrices are small (L2 256 KiB, L3 1 MiB
      * effective: HPCG 7^3, 11^3, 28^3): what it measures is timing, so only its structure is checked */
     if (m.nlevels == 4) {
-        m.level[1].effective_size = 256 << 10;
-        m.level[2].effective_size = 1 << 20;
+        m.level[1].effective_size = m.level[1].size < (256 << 10) ? m.level[1].size : 256 << 10;
+        m.level[2].effective_size = m.level[2].size < (1 << 20) ? m.level[2].size : 1 << 20;
         const spmv_machine before = m;
         bench_check *c = malloc(sizeof *c);
         CU_ASSERT_PTR_NOT_NULL_FATAL(c);
         CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, c, NULL), 0);
         CU_ASSERT_EQUAL(c->done, 1);
-        CU_ASSERT_EQUAL(c->n[1], 7);
-        CU_ASSERT_EQUAL(c->n[2], 11);
-        CU_ASSERT_EQUAL(c->n[3], 28);
+        for (int L = 1; L < 4; L++) CU_ASSERT_EQUAL(c->n[L], bench_check_hpcg_n(&before, L));
+        if (m.level[1].effective_size == 256 << 10 && m.level[2].effective_size == 1 << 20) {
+            CU_ASSERT_EQUAL(c->n[1], 7);
+            CU_ASSERT_EQUAL(c->n[2], 11);
+            CU_ASSERT_EQUAL(c->n[3], 28);
+        }
         for (int L = 1; L < 4; L++) {
             CU_ASSERT_EQUAL(c->stream_rule[L], (int)before.level[L].overlap);
             CU_ASSERT_EQUAL((int)m.level[L].overlap, c->rule[L]);
             CU_ASSERT_EQUAL(c->rule[L], bench_check_choose(c->err[L], c->stream_rule[L]));
-            if (fit->try_bw[L][c->rule[L]] > 0) CU_ASSERT_EQUAL(m.level[L].upstream_bw, fit->try_bw[L][c->rule[L]]);
+            CU_ASSERT(c->bw[L][c->rule[L]] > 0);
+            CU_ASSERT_EQUAL(m.level[L].upstream_bw, c->bw[L][c->rule[L]]);
+            if (L == 1) /* nothing chosen below L2 differs from the streams': the streams' bandwidths */
+                for (int q = 0; q < 3; q++) CU_ASSERT_DOUBLE_EQUAL(c->bw[1][q], fit->try_bw[1][q], 1e-9 * fit->try_bw[1][q]);
             for (int k = 0; k < BENCH_CHECK_KERNELS; k++) {
                 CU_ASSERT(c->meas[L][k] > 0);
                 CU_ASSERT(c->kernel[L][k][0] != '\0');
-                for (int q = 0; q < 3; q++) CU_ASSERT(fit->try_bw[L][q] > 0 ? c->pred[L][q][k] > 0 : c->pred[L][q][k] == 0);
+                for (int q = 0; q < 3; q++) CU_ASSERT(c->bw[L][q] > 0 ? c->pred[L][q][k] > 0 : c->pred[L][q][k] == 0);
             }
-            for (int q = 0; q < 3; q++) CU_ASSERT(fit->try_bw[L][q] > 0 ? isfinite(c->err[L][q]) : !isfinite(c->err[L][q]));
+            for (int q = 0; q < 3; q++) CU_ASSERT(c->bw[L][q] > 0 ? isfinite(c->err[L][q]) : !isfinite(c->err[L][q]));
         }
         CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
         /* bad arguments leave the machine as it is */
         spmv_machine keep = m;
         CU_ASSERT_EQUAL(bench_spmv_check(NULL, fit, &m, c, NULL), -1);
         CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, NULL, NULL), -1);
+        CU_ASSERT_EQUAL(memcmp(&keep, &m, sizeof m), 0);
+        m.level[2].effective_size = 64; /* L3 too small for HPCG 4^3: refused before anything runs */
+        keep = m;
+        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, c, NULL), -1);
+        CU_ASSERT_EQUAL(c->done, 0);
         CU_ASSERT_EQUAL(memcmp(&keep, &m, sizeof m), 0);
         free(c);
     } else {

@@ -948,18 +948,30 @@ static void test_parallel_overhead(void)
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     spmv_model m0, m1, s0, s1;
-    spmv_machine with = a64fx;
+    spmv_machine without = a64fx, with = a64fx;
+    without.parallel_overhead = 0;
     with.parallel_overhead = 3600; /* 2 us at 1.8 GHz */
-    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &a64fx, 4, &o, &m0), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &without, 4, &o, &m0), SPMV_OK);
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 4, &o, &m1), SPMV_OK);
+    CU_ASSERT_EQUAL(m0.overhead_ns, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m1.overhead_ns, 2000.0, 1e-9);
     const double flops = 2.0 * (double)A->nnz;
     /* time per multiply in ns: flops / Gflop/s; the overhead adds 3600 cy / 1.8 GHz = 2000 ns */
     CU_ASSERT_DOUBLE_EQUAL(flops / m1.predicted, flops / m0.predicted + 2000.0, 1e-9 * flops / m1.predicted);
     CU_ASSERT(m1.predicted < m0.predicted);
     CU_ASSERT_DOUBLE_EQUAL(m1.roofline, m0.roofline, 0); /* the bound does not change */
-    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &a64fx, 1, &o, &s0), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &without, 1, &o, &s0), SPMV_OK);
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 1, &o, &s1), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(s1.predicted, s0.predicted, 0); /* one thread: no parallel region */
+    CU_ASSERT_EQUAL(s1.overhead_ns, 0);
+    spmv_crs_free(A);
+    /* fewer than 2 x SPMV_MIN_WORK_PER_THREAD entries: the driver starts no team, nothing is added */
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(4, 4, 4, &A), SPMV_OK);
+    CU_ASSERT(A->nnz < 2 * SPMV_MIN_WORK_PER_THREAD);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &without, 4, &o, &s0), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 4, &o, &s1), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(s1.predicted, s0.predicted, 0);
+    CU_ASSERT_EQUAL(s1.overhead_ns, 0);
     check_roundtrip(&with);
     char text[8192];
     CU_ASSERT(spmv_machine_format(&with, text, sizeof text) > 0);

@@ -290,6 +290,11 @@ typedef struct bench_fit {
     double total_err;                              /* mean |log| error of `final` over the fit kernels, levels >= 1 */
 } bench_fit;
 void bench_overlap_fit(const bench_results *r, int forced, bench_fit *fit);
+/* The upstream read bandwidth of level L (>= 1) under each rule (try_bw[spmv_overlap]) with the rules and bandwidths
+ * of the levels below given (rule[0..L-1], bw[0..L-1]): calibrated on the read-only stream as bench_overlap_fit does,
+ * at most 1.1 x the measured link bandwidth fit->cap[L] (then the cap); 0 where it cannot be calibrated. */
+void bench_fit_level_bw(const bench_results *r, const bench_fit *fit, const spmv_overlap *rule, const double *bw,
+                        int L, double try_bw[3]);
 
 /* Fill a machine (model name, clock, topology, in-core costs, bandwidths, levels, effective sizes) from the results
  * and the fit: L1 upstream = LOAD bytes/cy in L1 (write: INIT); L2, L3 and MEM: the fitted rule and upstream
@@ -297,14 +302,15 @@ void bench_overlap_fit(const bench_results *r, int forced, bench_fit *fit);
  * domain) from the curves. */
 void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char *name, spmv_machine *m);
 
-/* The SpMV check of the overlap rules (bench_spmv.c): for each level L >= 1 of m (filled from r and fit), the
- * library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread on HPCG n^3 (n = bench_check_hpcg_n: the data set half
- * the level's effective size, eight times the last cache's for memory) are measured (the best of 3 interleaved
- * rounds, each the best of 5 runs of >= 5 ms) and
- * predicted by spmv_model_* under each rule at the bandwidth the streams calibrated for it (fit->try_bw); the rule
- * with the least mean |log(predicted/measured)| is set in m (rule and upstream bandwidth), unless the streams' rule
- * is within BENCH_CHECK_MARGIN (bench_check_choose). Returns 0, or -1 (NULL, a level without a size, out of memory:
- * m unchanged). Timing-dependent by nature: tests check its structure, not its choice. */
+/* The SpMV check of the overlap rules (bench_spmv.c): for each level L >= 1 of m (filled from r and fit), from L2
+ * outwards, the library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread (pinned to the first core) on HPCG n^3
+ * (n = bench_check_hpcg_n: the data set half the level's effective size, eight times the last cache's for memory)
+ * are measured (the best of 3 interleaved rounds, each the best of 5 runs of >= 5 ms) and predicted by spmv_model_*
+ * under each rule, each at its upstream bandwidth calibrated on the read-only stream with the rules already chosen
+ * below (bench_fit_level_bw); bench_check_choose picks the rule from the errors (mean |log(predicted/measured)|),
+ * which is set in m with its bandwidth. Memory is not checked (its rule kept, n = 0) when the capped matrix is less
+ * than 4x the last cache. Returns 0, or -1 (NULL, a level too small for its matrix, out of memory: m unchanged).
+ * Timing-dependent by nature: tests check its structure, not its choice. */
 enum { BENCH_CHECK_KERNELS = 3 };
 #define BENCH_CHECK_MARGIN 0.05
 /* the largest HPCG n of the check: 80^3 = 13.8 M nonzeros, 0.17 GB in each of CRS, SELL-8 and SELL-32 (a last cache
@@ -313,12 +319,15 @@ enum { BENCH_CHECK_KERNELS = 3 };
 #define BENCH_CHECK_ROUNDS 3
 typedef struct bench_check {
     int done;                                                            /* 1: it ran */
-    int n[SPMV_MACHINE_MAX_LEVELS];                                      /* HPCG n per level (0: not checked) */
+    int n[SPMV_MACHINE_MAX_LEVELS];                                      /* HPCG n per level (0: not checked; rule
+                                                                            kept) */
     double mb[SPMV_MACHINE_MAX_LEVELS];                                  /* its matrix and vectors, MB */
     char kernel[SPMV_MACHINE_MAX_LEVELS][BENCH_CHECK_KERNELS][48];       /* kernel names */
     double meas[SPMV_MACHINE_MAX_LEVELS][BENCH_CHECK_KERNELS];           /* Gflop/s measured */
     double pred[SPMV_MACHINE_MAX_LEVELS][3][BENCH_CHECK_KERNELS];        /* Gflop/s per rule (0: not predicted) */
     double err[SPMV_MACHINE_MAX_LEVELS][3];                              /* mean |log|; INFINITY: not available */
+    double bw[SPMV_MACHINE_MAX_LEVELS][3];                               /* B/cy of each rule, calibrated with the
+                                                                            rules chosen below (bench_fit_level_bw) */
     int stream_rule[SPMV_MACHINE_MAX_LEVELS], rule[SPMV_MACHINE_MAX_LEVELS]; /* spmv_overlap values */
 } bench_check;
 int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, FILE *log);

@@ -1065,6 +1065,21 @@ static void overlap_fit(const bench_results *r, int forced, int l1, bench_fit *f
     fit->total_err = cnt ? sum / cnt : INFINITY;
 }
 
+void bench_fit_level_bw(const bench_results *r, const bench_fit *fit, const spmv_overlap *rule, const double *bw,
+                        int L, double try_bw[3])
+{
+    spmv_overlap ru[BENCH_MAX_LEVELS];
+    double b[BENCH_MAX_LEVELS];
+    for (int i = 0; i < BENCH_MAX_LEVELS; i++) ru[i] = SPMV_OVERLAP_A64FX, b[i] = 0;
+    for (int i = 0; i < L && i < r->nlevels; i++) ru[i] = rule[i], b[i] = bw[i];
+    for (int q = 0; q < 3; q++) {
+        ru[L] = (spmv_overlap)q;
+        double x = L > 0 && L < r->nlevels ? calibrate_level(r, ru, b, L) : 0;
+        if (x > 0 && fit->cap[L] > 0 && x > 1.1 * fit->cap[L]) x = fit->cap[L]; /* as bench_overlap_fit */
+        try_bw[q] = x > 0 ? x : 0;
+    }
+}
+
 void bench_overlap_fit(const bench_results *r, int forced, bench_fit *fit)
 {
     if (forced >= 0) {

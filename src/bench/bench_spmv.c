@@ -7,11 +7,11 @@
  * measured 10-11 Gflop/s; the model 21.8 under full, 11.8 under a64fx-partial). So each level's rule is checked on
  * the library's own kernels: CRS, SELL-8-1 and SELL-32-1 (the kernels the library picks on this CPU) on one thread,
  * on an HPCG n^3 matrix whose data set lies in that level (half the level's effective size; eight times the last
- * cache's for memory; n at most BENCH_CHECK_MAX_N). The rule whose prediction by the library's model
- * (spmv_model_crs / spmv_model_sell, each rule at the upstream bandwidth the streams calibrated for it) is nearest
- * the measured Gflop/s, by the mean |log(predicted/measured)| over the three kernels, replaces the streams' choice
- * unless the streams' rule is within BENCH_CHECK_MARGIN of it. Level by level from L2 outwards, each with the rules
- * already chosen below it. */
+ * cache's for memory; n at most BENCH_CHECK_MAX_N, and memory is not checked when that is less than 4x the last
+ * cache). Each rule is scored by the library's model (spmv_model_crs / spmv_model_sell) at its own upstream
+ * bandwidth, calibrated on the read-only stream with the rules already chosen below; the error is the mean
+ * |log(predicted/measured)| over the three kernels, and bench_check_choose picks the rule. Level by level from L2
+ * outwards. */
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -75,15 +75,15 @@ static double check_error(const double *pred, const double *meas)
 }
 
 /* the predictions of kernel k of level L (matrix A, or S for SELL) under each rule */
-static void check_predict(const bench_fit *fit, const spmv_machine *work, int L, int k, const spmv_crs *A,
-                          const spmv_sell *S, bench_check *c)
+static void check_predict(const spmv_machine *work, int L, int k, const spmv_crs *A, const spmv_sell *S,
+                          bench_check *c)
 {
     snprintf(c->kernel[L][k], sizeof c->kernel[L][k], "%s", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A));
     for (int q = 0; q < 3; q++) {
-        if (!(fit->try_bw[L][q] > 0)) continue; /* the streams could not calibrate this rule */
+        if (!(c->bw[L][q] > 0)) continue; /* the stream could not calibrate this rule */
         spmv_machine mq = *work;
         mq.level[L].overlap = (spmv_overlap)q;
-        mq.level[L].upstream_bw = fit->try_bw[L][q];
+        mq.level[L].upstream_bw = c->bw[L][q];
         spmv_model md;
         spmv_model_opts mo = spmv_model_opts_default();
         if (!(S ? spmv_model_sell(S, NULL, &mq, 1, &mo, &md) : spmv_model_crs(A, NULL, &mq, 1, &mo, &md)))
@@ -94,7 +94,7 @@ static void check_predict(const bench_fit *fit, const spmv_machine *work, int L,
 /* one level: HPCG n^3 (n = c->n[L]) in CRS, SELL-8-1 and SELL-32-1, measured in BENCH_CHECK_ROUNDS interleaved rounds
  * (the best per kernel: a moment of interference on a shared machine slows one round, not all) and predicted; 0, or
  * -1 (out of memory) */
-static int check_level(const bench_fit *fit, const spmv_machine *work, int L, bench_check *c)
+static int check_level(const spmv_machine *work, int L, bench_check *c)
 {
     spmv_crs *A = NULL;
     spmv_sell *S[BENCH_CHECK_KERNELS] = {NULL, NULL, NULL}; /* S[0] unused: CRS */
@@ -118,7 +118,7 @@ static int check_level(const bench_fit *fit, const spmv_machine *work, int L, be
                 const double sec = check_time(A, S[k], x, y), g = sec > 0 ? 2.0 * (double)A->nnz / sec * 1e-9 : 0;
                 if (g > c->meas[L][k]) c->meas[L][k] = g;
             }
-        for (int k = 0; k < BENCH_CHECK_KERNELS; k++) check_predict(fit, work, L, k, A, S[k], c);
+        for (int k = 0; k < BENCH_CHECK_KERNELS; k++) check_predict(work, L, k, A, S[k], c);
     }
     for (int k = 1; k < BENCH_CHECK_KERNELS; k++) spmv_sell_free(S[k]);
     spmv_crs_free(A);
@@ -134,18 +134,46 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
     if (m->nlevels != r->nlevels || m->nlevels < 2) return -1;
     spmv_machine work = *m;
     for (int L = 1; L < m->nlevels; L++) {
-        c->n[L] = bench_check_hpcg_n(m, L);
-        if (!c->n[L]) return -1;
-        c->stream_rule[L] = (int)work.level[L].overlap;
+        if (!bench_check_hpcg_n(m, L)) return -1;
+    }
+    if (r->pinned == 1) { /* one core, as the streams ran */
+        bench_affinity_save();
+        bench_pin(r->topo.core_cpus[0]);
+    }
+    int st = 0;
+    for (int L = 1; L < m->nlevels && !st; L++) {
+        const int n = bench_check_hpcg_n(m, L);
+        c->stream_rule[L] = c->rule[L] = (int)work.level[L].overlap;
         for (int q = 0; q < 3; q++) c->err[L][q] = INFINITY;
-        if (log) fprintf(log, "SpMV check of the overlap rule of %s: HPCG %d^3\n", m->level[L].name, c->n[L]);
-        if (check_level(fit, &work, L, c)) return -1;
+        /* each rule's bandwidth again, with the rules chosen below (they may differ from the streams') */
+        spmv_overlap rule[SPMV_MACHINE_MAX_LEVELS];
+        double bw[SPMV_MACHINE_MAX_LEVELS];
+        for (int i = 0; i < L; i++) rule[i] = work.level[i].overlap, bw[i] = work.level[i].upstream_bw;
+        bench_fit_level_bw(r, fit, rule, bw, L, c->bw[L]);
+        if (L == m->nlevels - 1) {
+            const spmv_machine_level *last = &m->level[L - 1];
+            const double llc = (double)(last->effective_size > 0 ? last->effective_size : last->size);
+            if (350.0 * n * n * n < 4.0 * llc) { /* capped at BENCH_CHECK_MAX_N: mostly in the last cache */
+                if (log) fprintf(log, "SpMV check of %s skipped: HPCG %d^3 is less than 4x the last cache\n",
+                                 m->level[L].name, n);
+                if (c->bw[L][c->rule[L]] > 0) work.level[L].upstream_bw = c->bw[L][c->rule[L]];
+                continue;
+            }
+        }
+        c->n[L] = n;
+        if (log) fprintf(log, "SpMV check of the overlap rule of %s: HPCG %d^3\n", m->level[L].name, n);
+        if (check_level(&work, L, c)) {
+            st = -1;
+            break;
+        }
         for (int q = 0; q < 3; q++) c->err[L][q] = check_error(c->pred[L][q], c->meas[L]);
         const int best = bench_check_choose(c->err[L], c->stream_rule[L]);
         c->rule[L] = best;
         work.level[L].overlap = (spmv_overlap)best;
-        if (fit->try_bw[L][best] > 0) work.level[L].upstream_bw = fit->try_bw[L][best];
+        if (c->bw[L][best] > 0) work.level[L].upstream_bw = c->bw[L][best];
     }
+    if (r->pinned == 1) bench_affinity_restore();
+    if (st) return -1;
     *m = work;
     c->done = 1;
     return 0;

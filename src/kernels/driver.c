@@ -46,7 +46,7 @@ enum { CARRY_STACK = 256 };
 /* Threads that run the nparts parts of a multiply of `work` stored entries: one per SPMV_MIN_WORK_PER_THREAD entries
  * at most (as the default partition), so that a small multiply does not pay for starting a team; the parts then run
  * in order on fewer threads, with the same partial sums (the result does not change). */
-static int team(int32_t nparts, int64_t work)
+int spmv__team(int32_t nparts, int64_t work)
 {
     int64_t n = work / SPMV_MIN_WORK_PER_THREAD;
     return (int)(n < 1 ? 1 : n < nparts ? n : nparts);
@@ -57,7 +57,7 @@ static int team(int32_t nparts, int64_t work)
  * cycles and a gathered one 1-1.5, and a second thread pays from about 2 us of work per multiply: cryg2500 (12 349
  * entries, all in run columns, 1.7 us) was slower on 2 threads than on 1 (14.7 -> 13.8 Gflop/s, SELL-32-1), while
  * G51, pow and hangGlider_2 (11 800-14 800 entries, mostly gathered, 2.7-5 us) gained 18-26 % (BENCHMARKS.md). */
-static int64_t sell_work(const spmv_sell *S)
+int64_t spmv__sell_work(const spmv_sell *S)
 {
     const int64_t lanes = S->nruns * (int64_t)S->C; /* entries stored in run columns, padding lanes included */
     return S->stored - lanes + lanes / 4;
@@ -199,7 +199,7 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
     const int32_t nparts = A->nparts;
     double stack[CARRY_STACK], *carry = carries(stack, CARRY_STACK, nparts);
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_crs_mv: out of memory for %d partial sums", nparts);
-    const int nt = team(nparts, A->nnz);
+    const int nt = spmv__team(nparts, A->nnz);
     if (nt == 1) { /* no parallel construct at all: even a team of one costs about a microsecond */
         for (int t = 0; t < nparts; t++) carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
     } else {
@@ -246,7 +246,7 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     const int32_t nparts = S->nparts;
     double stack[CARRY_STACK], *carry = hybrid ? carries(stack, CARRY_STACK, nparts) : stack;
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
-    const int nt = team(nparts, sell_work(S));
+    const int nt = spmv__team(nparts, spmv__sell_work(S));
     if (nt == 1) {
         sell_parts(k, S, hybrid, 0, 1, alpha, x, beta, y, carry);
     } else {
@@ -310,7 +310,7 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     /* per part: <x, y>, <y, y>, the carry */
     double *sum = spmv__calloc(3 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
-    const int nt = team(nparts, A ? A->nnz : sell_work(S));
+    const int nt = spmv__team(nparts, A ? A->nnz : spmv__sell_work(S));
     if (nt == 1) {
         dot_parts(A, S, 0, 1, alpha, x, beta, y, sum);
     } else {

@@ -113,6 +113,13 @@ int spmv__cpu_vendor_amd(void);
 #define SPMV_PREFETCH_BYTES ((int64_t)16 << 20)
 int spmv__prefetch_wanted(int64_t bytes);
 
+/* The threads a multiply of `work` entries on nparts parts runs on (driver.c): one per SPMV_MIN_WORK_PER_THREAD
+ * entries, at most nparts, at least 1; with 1 the driver opens no parallel region. spmv__sell_work: the work of a
+ * SELL multiply in entries of the CRS kernels' cost (a run-column entry counts a quarter). The model uses both for
+ * the parallel region's overhead. */
+int spmv__team(int32_t nparts, int64_t work);
+int64_t spmv__sell_work(const spmv_sell *S);
+
 /* 16-bit column indices in a SELL matrix of `stored` entries for spmv_sell_opts.idx16 = opt: on (1), off (0), or auto
  * (-1): on where the stored values take SPMV_PREFETCH_BYTES or more (memory-bound: 10 instead of 12 bytes per entry
  * moved). In cache the widening of the indices before each gather costs more than the bytes save: SELL-C-sigma at

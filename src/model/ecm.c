@@ -659,9 +659,13 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     } else if ((st = spmv_ecm_scale(m, &r.ecm, nthreads, &r.predicted))) {
         return st;
     }
-    /* on more than one thread every multiply opens one parallel region: its fork and join add to the time */
-    if (used > 1 && m->parallel_overhead > 0 && r.predicted > 0)
-        r.predicted = flops / (flops / r.predicted + m->parallel_overhead / m->clock_ghz);
+    /* on more than one thread every multiply opens one parallel region -- when the driver starts a team at all
+     * (spmv__team: one thread per SPMV_MIN_WORK_PER_THREAD entries of work) -- and its fork and join add to the time */
+    const int64_t work = x.A ? x.A->nnz : spmv__sell_work(x.S);
+    if (used > 1 && spmv__team((int32_t)used, work) > 1 && m->parallel_overhead > 0 && r.predicted > 0) {
+        r.overhead_ns = m->parallel_overhead / m->clock_ghz;
+        r.predicted = flops / (flops / r.predicted + r.overhead_ns);
+    }
     *md = r;
     return SPMV_OK;
 }
@@ -763,8 +767,10 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
     put(o, "%s  single core %.4g Gflop/s, %.4g GB/s from memory; saturation at n_s = %d cores per NUMA domain (%s %d)\n",
         prefix, e->P1, e->bw1, md->n_s, md->n_s > md->cores_per_numa ? "cannot saturate: a domain has only" : "of",
         md->cores_per_numa);
-    put(o, "%s  ECM prediction %.4g Gflop/s at %d thread%s (%.4g cy/row on a core with the data where it lives)\n", prefix,
+    put(o, "%s  ECM prediction %.4g Gflop/s at %d thread%s (%.4g cy/row on a core with the data where it lives", prefix,
         md->predicted, md->nthreads, md->nthreads > 1 ? "s" : "", md->T_shared);
+    if (md->overhead_ns > 0) put(o, "; + %.4g us per multiply for the parallel region", md->overhead_ns * 1e-3);
+    put(o, ")\n");
     if (measured > 0) {
         double pct, err;
         spmv_model_score(md, measured, &pct, &err);
