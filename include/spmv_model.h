@@ -62,7 +62,9 @@ typedef struct spmv_machine_level {
                                    data set by it ("in cache", the roofline's levels) */
     int64_t random_size;        /**< bytes of one instance that hold randomly accessed lines at the level's latency
                                    (spmv-machine's pointer chase: the largest size within 1.5x of the level's
-                                   latency; page walks make it smaller than effective_size); 0 = effective_size. The
+                                   latency, or, for a level whose latency is more than half of memory's, the
+                                   largest size below half the memory latency; page walks make it smaller than
+                                   effective_size); 0 = effective_size. The
                                    alpha simulation uses the smaller of the two: x is reused at random */
 } spmv_machine_level;
 

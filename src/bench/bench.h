@@ -242,7 +242,8 @@ typedef struct bench_results {
     double sweep_gbs[BENCH_MAX_LAT];
     int64_t eff_bytes[BENCH_MAX_LEVELS];      /* effective capacity of each cache level (bench_effective_sizes) */
     int64_t eff_lat_bytes[BENCH_MAX_LEVELS];  /* the latency sweep's view: largest size within 1.5x of the level's
-                                                 latency (0: no sweep) */
+                                                 latency; for a level whose latency is more than half of memory's,
+                                                 the largest size below half the memory latency (0: no sweep) */
     double seconds[6];                        /* time of each part: clock, incore, stream, latency, bw, total */
     int passes;                               /* passes run */
 } bench_results;
