@@ -280,7 +280,8 @@ static void print_check(const spmv_machine *m, const bench_check *c)
     if (!c->done) return;
     printf("\n== Overlap rules checked on SpMV: the library's kernels on 1 thread, HPCG n^3 with its data in the level,\n"
            "   Gflop/s measured (best of 3 interleaved rounds of 5 runs of >= 5 ms) and predicted by the model under each rule\n");
-    static const char *rn[3] = {"none", "full", "a64fx-partial"};
+    const char *rn[3];
+    for (int q = 0; q < 3; q++) rn[q] = spmv_overlap_name((spmv_overlap)q);
     for (int L = 1; L < m->nlevels; L++) {
         if (!c->n[L]) {
             printf("%s: not checked (the largest test matrix is less than 4x the last cache): %s kept\n",

@@ -1012,6 +1012,18 @@ static double calibrate_level(const bench_results *r, const spmv_overlap *rule, 
     return exp(0.5 * (lo + hi));
 }
 
+/* the calibrated bandwidth of level L under rule[] (0: none), at most the measured link bandwidth: a link faster than
+ * any measurement through it is rejected, the rule scored at the measured link bandwidth instead (1.1x: noise);
+ * *clamped (may be NULL) says whether that happened. clamp = 0: as calibrated (a forced rule). */
+static double level_bw(const bench_results *r, const bench_fit *fit, const spmv_overlap *rule, double *bw, int L,
+                       int clamp, int *clamped)
+{
+    double b = calibrate_level(r, rule, bw, L);
+    const int c = clamp && b > 0 && fit->cap[L] > 0 && b > 1.1 * fit->cap[L];
+    if (clamped) *clamped = c;
+    return c ? fit->cap[L] : b > 0 ? b : 0;
+}
+
 /* the fit with L1's rule given (l1 < 0: forced applies) */
 static void overlap_fit(const bench_results *r, int forced, int l1, bench_fit *fit)
 {
@@ -1050,12 +1062,8 @@ static void overlap_fit(const bench_results *r, int forced, int l1, bench_fit *f
             const int q = order[oi];
             if (forced >= 0 && q != forced) continue;
             rule[L] = (spmv_overlap)q;
-            double b = calibrate_level(r, rule, bw, L);
+            const double b = level_bw(r, fit, rule, bw, L, forced < 0, &fit->clamped[L][q]);
             if (!(b > 0)) continue;
-            /* a link faster than any measurement through it is rejected: the rule is scored at the measured link
-             * bandwidth instead */
-            fit->clamped[L][q] = forced < 0 && fit->cap[L] > 0 && b > 1.1 * fit->cap[L]; /* 10 %: noise */
-            if (fit->clamped[L][q]) b = fit->cap[L];
             fit->try_bw[L][q] = b;
             bw[L] = b;
             double e = fit_error(r, rule, bw, L, fit->pred[L][q]);
@@ -1089,9 +1097,7 @@ void bench_fit_level_bw(const bench_results *r, const bench_fit *fit, const spmv
     for (int i = 0; i < L && i < r->nlevels; i++) ru[i] = rule[i], b[i] = bw[i];
     for (int q = 0; q < 3; q++) {
         ru[L] = (spmv_overlap)q;
-        double x = L > 0 && L < r->nlevels ? calibrate_level(r, ru, b, L) : 0;
-        if (x > 0 && fit->cap[L] > 0 && x > 1.1 * fit->cap[L]) x = fit->cap[L]; /* as bench_overlap_fit */
-        try_bw[q] = x > 0 ? x : 0;
+        try_bw[q] = L > 0 && L < r->nlevels ? level_bw(r, fit, ru, b, L, 1, NULL) : 0;
     }
 }
 

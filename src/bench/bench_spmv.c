@@ -32,33 +32,38 @@ int bench_check_choose(const double err[3], int stream_rule)
     return best >= 0 ? best : stream_rule;
 }
 
+/* the capacity the model places data by: the effective size, else the cache size */
+static int64_t level_size(const spmv_machine_level *l) { return l->effective_size > 0 ? l->effective_size : l->size; }
+
 int bench_check_hpcg_n(const spmv_machine *m, int L)
 {
     if (!m || L < 1 || L >= m->nlevels || m->nlevels < 2) return 0;
-    const spmv_machine_level *l = &m->level[L], *last = &m->level[m->nlevels - 2];
-    const int64_t size = L == m->nlevels - 1 ? 8 * (last->effective_size > 0 ? last->effective_size : last->size)
-                                             : (l->effective_size > 0 ? l->effective_size : l->size) / 2;
+    const int64_t size = L == m->nlevels - 1 ? 8 * level_size(&m->level[m->nlevels - 2]) : level_size(&m->level[L]) / 2;
     /* HPCG: 27 entries of 12 bytes and x and y: about 350 bytes per row */
     const double n = cbrt((double)size / 350.0);
     return n >= 4 ? (n < BENCH_CHECK_MAX_N ? (int)n : BENCH_CHECK_MAX_N) : 0;
+}
+
+/* seconds of reps multiplies y = A x (S when given, else A) */
+static double mv_reps(const spmv_crs *A, const spmv_sell *S, const double *x, double *y, int64_t reps)
+{
+    const double t0 = bench_now();
+    for (int64_t r = 0; r < reps; r++) (void)(S ? spmv_sell_mv(S, 1.0, x, 0.0, y) : spmv_crs_mv(A, 1.0, x, 0.0, y));
+    return bench_now() - t0;
 }
 
 /* seconds per multiply: the best of 5 runs of at least 5 ms each (repetitions calibrated first) */
 static double check_time(const spmv_crs *A, const spmv_sell *S, const double *x, double *y)
 {
     int64_t reps = 1;
-    double best = INFINITY;
     for (int it = 0; it < 40; it++) {
-        double t0 = bench_now();
-        for (int64_t r = 0; r < reps; r++) (void)(S ? spmv_sell_mv(S, 1.0, x, 0.0, y) : spmv_crs_mv(A, 1.0, x, 0.0, y));
-        double dt = bench_now() - t0;
+        const double dt = mv_reps(A, S, x, y, reps);
         if (dt >= 0.005) break;
         reps = dt > 1e-6 ? (int64_t)((double)reps * (0.006 / dt)) + 1 : reps * 100;
     }
+    double best = INFINITY;
     for (int k = 0; k < 5; k++) {
-        double t0 = bench_now();
-        for (int64_t r = 0; r < reps; r++) (void)(S ? spmv_sell_mv(S, 1.0, x, 0.0, y) : spmv_crs_mv(A, 1.0, x, 0.0, y));
-        double dt = (bench_now() - t0) / (double)reps;
+        const double dt = mv_reps(A, S, x, y, reps) / (double)reps;
         if (dt < best) best = dt;
     }
     return best;
@@ -133,16 +138,16 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
     memset(c, 0, sizeof *c);
     if (m->nlevels != r->nlevels || m->nlevels < 2) return -1;
     spmv_machine work = *m;
-    for (int L = 1; L < m->nlevels; L++) {
-        if (!bench_check_hpcg_n(m, L)) return -1;
-    }
+    int nl[SPMV_MACHINE_MAX_LEVELS] = {0};
+    for (int L = 1; L < m->nlevels; L++)
+        if (!(nl[L] = bench_check_hpcg_n(m, L))) return -1;
     if (r->pinned == 1) { /* one core, as the streams ran */
         bench_affinity_save();
         bench_pin(r->topo.core_cpus[0]);
     }
     int st = 0;
     for (int L = 1; L < m->nlevels && !st; L++) {
-        const int n = bench_check_hpcg_n(m, L);
+        const int n = nl[L];
         c->stream_rule[L] = c->rule[L] = (int)work.level[L].overlap;
         for (int q = 0; q < 3; q++) c->err[L][q] = INFINITY;
         /* each rule's bandwidth again, with the rules chosen below (they may differ from the streams') */
@@ -151,9 +156,7 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
         for (int i = 0; i < L; i++) rule[i] = work.level[i].overlap, bw[i] = work.level[i].upstream_bw;
         bench_fit_level_bw(r, fit, rule, bw, L, c->bw[L]);
         if (L == m->nlevels - 1) {
-            const spmv_machine_level *last = &m->level[L - 1];
-            const double llc = (double)(last->effective_size > 0 ? last->effective_size : last->size);
-            if (350.0 * n * n * n < 4.0 * llc) { /* capped at BENCH_CHECK_MAX_N: mostly in the last cache */
+            if (350.0 * n * n * n < 4.0 * (double)level_size(&m->level[L - 1])) { /* capped at BENCH_CHECK_MAX_N: mostly in the last cache */
                 if (log) fprintf(log, "SpMV check of %s skipped: HPCG %d^3 is less than 4x the last cache\n",
                                  m->level[L].name, n);
                 if (c->bw[L][c->rule[L]] > 0) work.level[L].upstream_bw = c->bw[L][c->rule[L]];
