@@ -334,14 +334,14 @@ static void section_sell(ctx *c, int rounds, const int32_t *Cs, const int32_t *s
     for (int k = 0; k < ns; k++) spmv_sell_free(S[k]);
 }
 
-/* The conversion to the compressed format (run columns without indices, 16-bit indices for gather columns: the
- * defaults runs = -1, idx16 = -1) against the plain one (runs = 0, idx16 = 0), each of SELL-C-sigma for C of Cs and
+/* The conversion to the compressed format (run columns without indices, 16-bit indices for gather columns, value
+ * indices: the defaults runs = -1, idx16 = -1, vidx = -1) against the plain one (runs = 0, idx16 = 0, vidx = 0), each of SELL-C-sigma for C of Cs and
  * sigma of sigmas (0: rows), interleaved over the rounds: median seconds, the ratio, and the declared bytes per
  * nonzero of each (issue 15: "conversion to the compressed form costs at most 2x the plain conversion"). */
 static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_t *sigmas, int ncfg)
 {
     spmv_crs *A = c->A;
-    printf("\n## compress: conversion time, compressed (runs, 16-bit indices) against plain (%d rounds, interleaved, "
+    printf("\n## compress: conversion time, compressed (runs, 16-bit indices, value indices) against plain (%d rounds, interleaved, "
            "%d threads)\n", rounds, c->T);
     printf("  %-16s %11s %11s %6s  %-40s %s\n", "format", "plain s", "compr. s", "ratio", "B/nonzero plain -> compressed",
            "kernels");
@@ -359,6 +359,7 @@ static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_
             for (int comp = 0; comp < 2 && !failed; comp++) {
                 o.runs = comp ? -1 : 0;
                 o.idx16 = comp ? -1 : 0;
+                o.vidx = comp ? -1 : 0;
                 spmv_sell *s = NULL;
                 const double t0 = tool_now();
                 spmv_status st = spmv_sell_from_crs(A, &o, &s);

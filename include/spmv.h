@@ -245,6 +245,10 @@ typedef enum spmv_xaccess {
 } spmv_xaccess;
 
 /** Build options. Start from spmv_sell_opts_default() and change fields. */
+/** Entries of the value table of a SELL matrix with value indices (spmv_sell_opts.vidx): 16, what one AVX-512
+ * two-register permute (vpermt2pd) looks up. */
+#define SPMV_VTAB_MAX 16
+
 typedef struct spmv_sell_opts {
     int32_t C;        /**< chunk height C >= 1 (rows per chunk); 0 = auto: the choice spmv-tune recorded for a
                          matching matrix on this machine if the caller imported it (spmv_wisdom_import), else the
@@ -279,6 +283,17 @@ typedef struct spmv_sell_opts {
                          (the escape). -1 = auto (default: on when the stored values take 16 MiB or more, i.e.
                          where the multiply is memory-bound; in cache the index widening costs about 5 %), 0 = off,
                          1 = on. Costs 2 bytes per stored entry. */
+    int vidx;         /**< value indices (CSR-VI: Kourtis, Goumas, Koziris, "Optimizing sparse matrix-vector
+                         multiplication using index and value compression", ACM Computing Frontiers 2008, Sect. 3.2):
+                         when the chunks' stored values (padding's 0.0 included) take at most SPMV_VTAB_MAX = 16
+                         distinct doubles (bit patterns), each stored entry also keeps a 1-byte index into a
+                         16-entry table of them (spmv_sell.val8, vtab), which kernels that know the format read
+                         instead of the 8-byte value: 1 byte per entry instead of 8, the same doubles, so the same
+                         result bit for bit. Stencils and constant-coefficient FEM matrices qualify (lap2d: 2 values,
+                         HPCG: 2), pattern matrices (all 1) too; a matrix with more distinct values keeps its plain
+                         values (spmv_sell.nvals = 0). -1 = auto (default: on where it qualifies and the stored values
+                         take 16 MiB or more, i.e. where the multiply is memory-bound), 0 = off, 1 = on where it
+                         qualifies. Costs 1 byte per stored entry and one scan of A's values. */
     int xaccess;      /**< how the kernel fetches x for gather columns: SPMV_X_AUTO (default: the family's choice
                          for this CPU, measured once per process), SPMV_X_GATHER (hardware gather) or SPMV_X_EMUL
                          (scalar loads and inserts). The environment variable SPMV_XACCESS=gather|emul overrides. A
@@ -299,8 +314,8 @@ typedef struct spmv_sell_opts {
 } spmv_sell_opts;
 
 /** Defaults: C = 32, sigma = 1, unroll = 1, permuted = 0, rcm = 0, nthreads = 0, runs = -1 (auto), idx16 = -1
- * (auto), xaccess = SPMV_X_AUTO, long_rows = -1 (auto), max_stored_factor = 2. A struct filled without this function
- * (zero fields) gets no CRS part, no padding limit, no run columns and no 16-bit indices. */
+ * (auto), vidx = -1 (auto), xaccess = SPMV_X_AUTO, long_rows = -1 (auto), max_stored_factor = 2. A struct filled without this function
+ * (zero fields) gets no CRS part, no padding limit, no run columns, no 16-bit indices and no value indices. */
 SPMV_API spmv_sell_opts spmv_sell_opts_default(void);
 
 /** A rows x cols matrix in SELL-C-sigma. Chunk k holds the permuted rows [k*C, k*C + C) (the last chunk is padded
@@ -376,6 +391,12 @@ typedef struct spmv_sell {
                            columns' indices are colbase[k] + col16[p] */
     uint16_t *col16;    /**< length stored, or NULL: at the gather-column positions p of chunks with colbase[k] >= 0,
                            col[p] - colbase[k] (other positions unused) */
+    int32_t nvals;      /**< value indices (spmv_sell_opts.vidx): distinct values in vtab (1..SPMV_VTAB_MAX); 0: off
+                           (then vtab and val8 are NULL) */
+    double *vtab;       /**< length SPMV_VTAB_MAX (64-byte aligned; entries past nvals are 0), or NULL: the distinct
+                           values of the chunks */
+    uint8_t *val8;      /**< length chunkptr[nchunks], or NULL: val[p] == vtab[val8[p]] bit for bit at every chunk
+                           position p (padding included) */
     const struct spmv_kernel *kernel; /**< internal: the SELL kernel chosen at build time (spmv_sell_kernel_name) */
     int32_t long_min;   /**< threshold used: rows with more than long_min entries are in the CRS part; 0: no CRS
                            part (then nlong = 0) */
@@ -460,7 +481,9 @@ SPMV_API spmv_status spmv_sell_mv_dot(const spmv_sell *S, double alpha, const do
 /** New values, same pattern: copy A's values into S without rebuilding the structure (solvers that reassemble the
  * matrix every time step). A must have exactly the pattern S was built from (same rows, cols, row offsets and
  * columns, in the original order); this is checked, and on a mismatch S is left unchanged and the message names
- * the first differing row. Errors: SPMV_ERR_ARG. */
+ * the first differing row. A matrix with value indices (spmv_sell.nvals > 0) gets its table and indices from the new
+ * values, or drops them (nvals = 0, the kernels read val) when the new values take more than SPMV_VTAB_MAX
+ * distinct doubles; a matrix built without them stays without. Errors: SPMV_ERR_ARG. */
 SPMV_API spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A);
 
 /** Name of the kernel the multiply runs, e.g. "crs-ref", "sell-ref", "sell-avx512-C32". Never NULL. */
@@ -482,14 +505,17 @@ typedef struct spmv_traffic {
     double bytes_per_run;     /**< SELL kernels with run loads: per run column, its base index (4) */
     double bytes_per_entry16; /**< SELL kernels that read 16-bit indices: per gather-column entry of a chunk with
                                  16-bit indices, value + offset (10); 0: the kernel reads col[] (bytes_per_entry) */
+    double bytes_per_value_vi;/**< SELL kernels that read value indices (spmv_sell.val8): bytes of an entry's value
+                                 then (1 instead of 8; the 128-byte table is not counted); 0: the kernel reads val[] */
 } spmv_traffic;
 
 /** The traffic of the kernel A (S) runs, for this matrix. For SELL in the original vector order (permuted = 0)
  * bytes_per_row includes the 4-byte perm[i] read that scatters y (20 instead of 16); for a matrix with run columns
  * and a kernel with run loads, and for a matrix with 16-bit indices and a kernel that reads them,
  * bytes_per_entry is the average over the stored entries: ((stored - C nruns - nidx16) bytes_per_entry +
- * C nruns bytes_per_run_lane + nruns bytes_per_run + nidx16 bytes_per_entry16) / stored, so the formulas below
- * hold unchanged. Errors: SPMV_ERR_ARG (NULL). */
+ * C nruns bytes_per_run_lane + nruns bytes_per_run + nidx16 bytes_per_entry16) / stored, less
+ * (8 - bytes_per_value_vi) per chunk entry for a matrix with value indices and a kernel that reads them, so the
+ * formulas below hold unchanged. Errors: SPMV_ERR_ARG (NULL). */
 SPMV_API spmv_status spmv_crs_traffic(const spmv_crs *A, spmv_traffic *t);
 SPMV_API spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t);
 

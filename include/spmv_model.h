@@ -259,6 +259,8 @@ typedef struct spmv_kernel_shape {
     int runs;        /**< 1: run columns are read with one contiguous masked load of x per vector (no index load) */
     int idx16;       /**< 1: gather columns of chunks with 16-bit indices are read through them (half the index
                         bytes; the emulated gather loads 4 offsets per 8-byte load) */
+    int vidx;        /**< 1: a matrix's value indices (spmv_sell.val8) are read instead of its values: per vector of
+                        entries a load of width bytes and a table lookup (AVX-512: vpmovzxbq + vpermt2pd) */
 } spmv_kernel_shape;
 
 /** The shape of the kernel A (S) runs, C filled in from the matrix and a run-time vector length (SVE) resolved.

@@ -10,8 +10,10 @@
 # one index load (ld1sw), one gather (ld1d with z-register offsets), one contiguous value load (ld1d; clang may
 # use ld1b) and one FMA (fmla/fmad), with no horizontal add (faddv/fadda/...), no scalar floating-point
 # instruction and no vector spill -- or the 16-bit-index form (ld1h instead of ld1sw) or the run-column form
-# (a predicated contiguous ld1d of x instead of index load and gather); sell_sve_c<k> must have loops of each form
-# with k accumulators (versioned copies allowed), sell_sve_cm with 8, 4, 2 and 1 (its blocks).
+# (a predicated contiguous ld1d of x instead of index load and gather), and each of the three with value indices
+# (the value load an ld1b of one-byte indices into .d lanes plus a gather from the value table); sell_sve_c<k> must
+# have loops of each of the six forms with k accumulators (versioned copies allowed), sell_sve_cm with 8, 4, 2 and 1
+# (its blocks).
 # CRS (crs_sve): innermost loops with U accumulators each have U whilelt, ld1sw, gathers, ld1d and FMAs, no
 # horizontal add and no scalar FP (the one faddv per row sits outside); the function has a faddv.
 # Needs an optimized build (-O1 and up; at -O0 the accumulators live on the stack and the check fails).
@@ -148,7 +150,7 @@ function finish(    i, j, k, b, t, nb, lead, blk, bs, be, ns, sp, stk, it, vis, 
         innerok = 1
         for (k = 1; k <= nloop; k++) if (k != x && ((x, hdr[k]) in inl)) innerok = 0
         if (!innerok) continue
-        cnt = ld1sw = gat = ld1d = fma = hadd = sfp = wl = spill = 0; lo = -1; hi = -1
+        cnt = ld1sw = gat = ld1d = fma = hadd = sfp = wl = spill = vib = 0; lo = -1; hi = -1
         for (i = 1; i <= n; i++) {
             if (!((x, blk[i]) in inl)) continue
             cnt++
@@ -156,7 +158,10 @@ function finish(    i, j, k, b, t, nb, lead, blk, bs, be, ns, sp, stk, it, vis, 
             if (ad[i] > hi) hi = ad[i]
             if (mn[i] == "ld1sw" && op[i] !~ /\[[^]]*z[0-9]+\.d/) ld1sw++
             else if (mn[i] ~ /^ld(ff)?1/ && op[i] ~ /\[[^]]*z[0-9]+\.d/) gat++
-            else if (mn[i] ~ /^ld(nt)?1[bhwd]$/) ld1d++ # contiguous (clang may load doubles with ld1b)
+            else if (mn[i] ~ /^ld(nt)?1[bhwd]$/) { # contiguous (clang may load doubles with ld1b: into .b lanes)
+                ld1d++
+                if (mn[i] == "ld1b" && op[i] ~ /^\{ *z[0-9]+\.d/) vib++ # value indices: bytes widened to .d lanes
+            }
             else if (mn[i] ~ /^(ldr|str)$/ && op[i] ~ /^[zp][0-9]+/) spill++
             else if (mn[i] ~ /^(fmla|fmad)$/) fma++
             else if (mn[i] ~ /^(faddv|fadda|fmaxv|fminv|fmaxnmv|fminnmv|uaddv|saddv)$/) hadd++
@@ -165,21 +170,29 @@ function finish(    i, j, k, b, t, nb, lead, blk, bs, be, ns, sp, stk, it, vis, 
         }
         other = cnt - ld1sw - gat - ld1d - fma - wl - spill
         note = ""; kind = "gather"
-        ok = (gat > 0 && ld1sw == gat && ld1d == gat && fma == gat && hadd == 0 && sfp == 0 && spill == 0)
+        ok = (gat > 0 && ld1sw == gat && ld1d == gat && fma == gat && hadd == 0 && sfp == 0 && spill == 0 && vib == 0)
         if (fam == "crs" && wl != gat) ok = 0
         # SELL with 16-bit indices: ld1h offsets (contiguous) + gather + ld1d values + fmla per accumulator
-        if (!ok && fam == "sell" && gat > 0 && ld1sw == 0 && ld1d == 2 * gat && fma == gat && hadd == 0 && sfp == 0 && spill == 0) { ok = 1; kind = "gather16" }
+        if (!ok && fam == "sell" && gat > 0 && ld1sw == 0 && ld1d == 2 * gat && fma == gat && hadd == 0 && sfp == 0 && spill == 0 && vib == 0) { ok = 1; kind = "gather16" }
         # SELL run columns: predicated contiguous ld1d of x + ld1d values + fmla per accumulator, no gather
-        if (!ok && fam == "sell" && gat == 0 && ld1sw == 0 && fma > 0 && ld1d == 2 * fma && hadd == 0 && sfp == 0 && spill == 0) { ok = 1; kind = "runs" }
+        if (!ok && fam == "sell" && gat == 0 && ld1sw == 0 && fma > 0 && ld1d == 2 * fma && hadd == 0 && sfp == 0 && spill == 0 && vib == 0) { ok = 1; kind = "runs" }
+        # the same three forms with value indices (spmv_sell.val8): the contiguous value load becomes an ld1b of
+        # the indices (into .d lanes) plus a gather from the value table, per accumulator
+        if (!ok && fam == "sell" && vib > 0 && vib == fma && hadd == 0 && sfp == 0 && spill == 0) {
+            if (ld1sw == fma && gat == 2 * fma && ld1d == fma) { ok = 1; kind = "gatherVI" }
+            else if (ld1sw == 0 && gat == 2 * fma && ld1d == 2 * fma) { ok = 1; kind = "gat16VI" }
+            else if (ld1sw == 0 && gat == fma && ld1d == 2 * fma) { ok = 1; kind = "runsVI" }
+        }
         if (gat == 0 && kind != "runs") note = " (no gather: a scalar or unexpected loop)"
         if (hadd) note = note " (horizontal add in the inner loop)"
         if (sfp) note = note " (scalar FP instruction in the inner loop)"
         if (spill) note = note " (" spill " vector register spill/fill)"
-        perv = (gat > 0) ? sprintf(" = %.2f per VL of %s", cnt / gat, fam == "sell" ? "rows" : "entries") : ""
+        perv = (gat > 0) ? sprintf(" = %.2f per VL of %s", cnt / (kind ~ /VI$/ ? fma : gat), fam == "sell" ? "rows" : "entries") : ""
         printf "%-12s %-8s loop 0x%x-0x%x: %2d instructions per iteration, %d accumulator(s): %d ld1sw, %d gather ld1d, %d ld1d (contiguous), %d fmla/fmad, %d whilelt, %d other%s: %s%s\n", \
-            fn, kind, lo, hi, cnt, kind == "runs" ? fma : gat, ld1sw, gat, ld1d, fma, wl, other, perv, ok ? "ok" : "FAIL", note
+            fn, kind, lo, hi, cnt, kind ~ /^(runs|gatherVI|gat16VI|runsVI)$/ ? fma : gat, ld1sw, gat, ld1d, fma, wl, other, perv, ok ? "ok" : "FAIL", note
         if (!ok) bad++
         if (kind == "gather") ks = ks " " gat; else if (kind == "gather16") ks16 = ks16 " " gat; else if (kind == "runs") ksr = ksr " " fma
+        else if (kind == "gatherVI") ksv = ksv " " fma; else if (kind == "gat16VI") ks16v = ks16v " " fma; else if (kind == "runsVI") ksrv = ksrv " " fma
         if (fam == "sell") nsell++
     }
     # the expected accumulator counts per SELL function (a compiler may version a loop: copies count once)
@@ -195,7 +208,10 @@ function finish(    i, j, k, b, t, nb, lead, blk, bs, be, ns, sp, stk, it, vis, 
     if (fam == "sell" && want != "" && sortks(ksr) != sortks(want)) {
         printf "%-12s FAIL: run-column loops with%s accumulators, expected%s\n", fn, sortks(ksr), sortks(want); bad++
     }
-    ks16 = ""; ksr = ""
+    if (fam == "sell" && want != "" && (sortks(ksv) != sortks(want) || sortks(ks16v) != sortks(want) || sortks(ksrv) != sortks(want))) {
+        printf "%-12s FAIL: value-index loops with%s /%s /%s accumulators (32-bit, 16-bit, run columns), expected%s\n", fn, sortks(ksv), sortks(ks16v), sortks(ksrv), sortks(want); bad++
+    }
+    ks16 = ""; ksr = ""; ksv = ""; ks16v = ""; ksrv = ""
     if (fam == "crs") {
         if (faddv == 0) { printf "%-12s FAIL: no faddv (one horizontal add per row expected)\n", fn; bad++ }
         else printf "%-12s %d faddv in the function, none in its inner loops (one per row)\n", fn, faddv

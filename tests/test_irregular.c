@@ -230,6 +230,7 @@ static int run_sell(spmv_crs *A, ref *R, int32_t C, int32_t sigma, int32_t long_
 {
     spmv_sell_opts o = spmv_sell_opts_default();
     o.C = C, o.sigma = sigma, o.long_rows = long_rows, o.permuted = permuted;
+    o.vidx = 1; /* value indices where the matrix has at most 16 distinct values (the traffic check below) */
     o.max_stored_factor = 0; /* every layout, the guard is tested below */
     spmv_sell *S = NULL;
     spmv_status st = spmv_sell_from_crs(A, &o, &S);
@@ -274,6 +275,8 @@ static int run_sell(spmv_crs *A, ref *R, int32_t C, int32_t sigma, int32_t long_
                            (double)S->nruns * ks.bytes_per_run
                      : (cst - n16) * ks.bytes_per_entry;
         want += n16 * ks.bytes_per_entry16; /* gather entries with 16-bit indices */
+        if (S->kernel->shape.vidx && S->nvals > 0 && ks.bytes_per_value_vi > 0)
+            want -= cst * (8.0 - ks.bytes_per_value_vi); /* value indices: 1 byte per chunk entry's value */
         if (S->nlong > 0) {
             CU_ASSERT_FATAL(S->long_kernel != NULL && S->long_kernel->dot != NULL);
             want += lnnz * S->long_kernel->traffic.bytes_per_entry +

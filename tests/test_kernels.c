@@ -195,6 +195,8 @@ static int32_t runs_setting(int which, int32_t C)
     }
 }
 static long n_run_builds; /* SELL builds that had run columns */
+static long n_vidx_builds; /* SELL builds with value indices that the kernel reads */
+static int quantized_pass;  /* run_matrix's second pass: value indices on in every build */
 
 static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int32_t unroll, int permuted, int rcm,
                     int nab, const char *what)
@@ -210,6 +212,9 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
     o.idx16 = rotate % 3 == 1 ? 0 : 1; /* 16-bit indices off in a third of the builds (on, not auto: auto is off
                                             for matrices as small as these) */
     o.runs = runs_setting(rotate, C);
+    /* value indices (where the matrix has at most 16 distinct values): on in 3 of 4 builds, every build of the
+     * quantized pass */
+    o.vidx = quantized_pass || rotate % 4 != 3 ? 1 : 0;
     /* the CRS part of the hybrid: auto (default), off, or a low threshold (the mean row length: many rows in it) */
     o.long_rows = rotate % 3 == 0 ? -1 : rotate % 3 == 1 ? 0 : (int32_t)(A->rows > 0 ? A->nnz / A->rows : 0) + 1;
     rotate++;
@@ -224,6 +229,7 @@ static int run_sell(const spmv_crs *A, refdata *R, int32_t C, int32_t sigma, int
     }
     n_sell_builds++;
     if (S->nruns > 0) n_run_builds++;
+    if (S->nvals > 0 && S->kernel->shape.vidx) n_vidx_builds++;
     check_sell_kernel_name(S);
     const int square = A->rows == A->cols;
     int bad = 0;
@@ -279,6 +285,38 @@ static int c_values(int32_t *Cs)
     return n;
 }
 
+/* The value-index kernels on every matrix of the suite: a matrix with more than 16 distinct values again with its
+ * values replaced by 12 (the entry's position picks one; explicit zeros stay zero), through every C and both vector
+ * orders at sigma 1 and a global sort, with value indices on. */
+static int run_quantized(const spmv_crs *A, const char *what)
+{
+    static const double q[12] = {1, -1, 0.5, 2, -3, 0.25, 7, -0.125, 4, -2, 1.5, 3};
+    int many = 0;
+    for (int64_t e = 1; e < A->nnz && !many; e++) many = A->val[e] != A->val[0];
+    if (!many || A->nnz > 200000) return 0; /* one value: the first pass had value indices already */
+    spmv_crs *Q = NULL;
+    CU_ASSERT_FATAL(spmv_crs_copy(A, &Q) == SPMV_OK);
+    for (int64_t e = 0; e < Q->nnz; e++)
+        if (Q->val[e] != 0.0) Q->val[e] = q[(uint64_t)(e * 7 + Q->col[e]) % 12];
+    refdata R;
+    ref_init(&R, Q, 0x9e37 + (uint64_t)Q->nnz);
+    char qwhat[160];
+    snprintf(qwhat, sizeof qwhat, "%s (12 values)", what);
+    int32_t Cs[16];
+    const int nC = c_values(Cs), big = Q->nnz > 10000 || Q->rows > 3000;
+    const int32_t rows1 = Q->rows > 0 ? Q->rows : 1;
+    int bad = 0;
+    quantized_pass = 1;
+    for (int c = 0; c < nC && bad < 10; c++)
+        for (int s = 0; s < 2; s++)
+            for (int permuted = 0; permuted <= 1; permuted++)
+                bad += run_sell(Q, &R, Cs[c], s ? rows1 : 1, 1, permuted, 0, big ? 1 : 2, qwhat);
+    quantized_pass = 0;
+    ref_free(&R);
+    spmv_crs_free(Q);
+    return bad;
+}
+
 /* Full grid for small matrices; reduced for large ones. */
 static void run_matrix(spmv_crs *A, const char *what)
 {
@@ -312,6 +350,7 @@ static void run_matrix(spmv_crs *A, const char *what)
         bad += run_sell(A, &R, vlen > 1 ? vlen : 8, 4 * (vlen > 1 ? vlen : 8), 2, 1, 1, big ? 1 : 4, what);
     }
     if (bad) printf("\n  %s: %d failing configurations", what, bad);
+    bad += run_quantized(A, what);
     if (getenv("TK_TIME")) printf("\n  TIME %s nnz=%lld %.3f", what, (long long)A->nnz, (double)clock() / CLOCKS_PER_SEC - t0);
     ref_free(&R);
 }
@@ -747,7 +786,12 @@ int main(int argc, char **argv)
                                         {NULL, NULL}});
     }
     int rc = tu_run();
-    printf("%ld comparisons, %ld SELL builds (%ld with run columns), %ld CRS runs with a kernel forced\n", n_checks,
-           n_sell_builds, n_run_builds, n_crs_forced);
+    printf("%ld comparisons, %ld SELL builds (%ld with run columns, %ld with value indices read by the kernel), %ld CRS "
+           "runs with a kernel forced\n", n_checks, n_sell_builds, n_run_builds, n_vidx_builds, n_crs_forced);
+    /* the families with value-index kernels ran them (the reference kernel reads the values) */
+    if (n_sell_builds > 0 && family != SPMV_ARCH_REF && rc == 0 && n_vidx_builds == 0) {
+        printf("FAIL: no SELL build ran a value-index kernel\n");
+        rc = 1;
+    }
     return rc;
 }

@@ -294,7 +294,7 @@ static void test_code_balance(void)
     CU_ASSERT_EQUAL(spmv_bytes_per_row(&own, 27, 1.0, 0, 1.0 / 27, &bytes), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(bytes, 356.0, EXACT);
     /* SELL-32 declaration (16 B/row, 12 B/chunk) with beta = 0.9: 27/0.9*12 + 8 + 16 + 12/32 */
-    spmv_traffic sell = {12, 16, 12, 2, 0, 0, 0};
+    spmv_traffic sell = {12, 16, 12, 2, 0, 0, 0, 0};
     CU_ASSERT_EQUAL(spmv_bytes_per_row(&sell, 27, 0.9, 32, 1.0 / 27, &bytes), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(bytes, 360.0 + 8 + 16 + 0.375, EXACT);
     /* alpha = 1 (literature bound: 8 B per nonzero) */
@@ -318,7 +318,7 @@ static void test_code_balance(void)
 static void test_ecm_crs(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0}; /* SVE CRS, one accumulator, faddv per row */
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0}; /* SVE CRS, one accumulator, faddv per row */
     spmv_ecm e;
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
     /* in-core: 4 FMAs x 9 cy + 11.5 cy faddv = 47.5 cy per row */
@@ -362,7 +362,7 @@ static void test_ecm_crs(void)
 static void test_ecm_sell(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1, SPMV_X_GATHER, 0, 0}; /* SELL-32: 4 registers per chunk column (4-way MVE) */
+    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1, SPMV_X_GATHER, 0, 0, 0}; /* SELL-32: 4 registers per chunk column (4-way MVE) */
     spmv_ecm e;
     /* the paper takes the CRS traffic (352 B/row) for SELL too, with beta = 1 */
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
@@ -408,7 +408,7 @@ static void test_ecm_sell(void)
     CU_ASSERT_DOUBLE_EQUAL(e.T_ecm, 20.25 + 0.125, EXACT);
 
     /* errors */
-    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1, SPMV_X_GATHER, 0, 0};
+    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0};
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &bad, &paper, 27, 1, 0.1, SPMV_BW_TRIAD, &e), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1, 0.1, SPMV_BW_COPY, &e), SPMV_ERR_ARG);
     CU_ASSERT(strstr(spmv_last_error(), "copy") != NULL);
@@ -641,7 +641,7 @@ static void test_model_matrix(void)
 
     /* forced alpha, paper's shape and traffic: the interior HPCG rows have 27 entries, so the prediction sits a
      * little below the paper's 27-entry numbers (N_nzr 26.5 with boundary rows) */
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     o.alpha = 1.0 / 27;
@@ -876,7 +876,7 @@ static void test_gather_lines(void)
         so.runs = 0;
         spmv_sell *S = NULL;
         CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &so, &S), SPMV_OK);
-        spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0};
+        spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0};
         spmv_model_opts o = spmv_model_opts_default();
         o.shape = &k;
         o.bw = SPMV_BW_TRIAD;
@@ -892,7 +892,7 @@ static void test_gather_lines(void)
     }
     m.gather_lines_rthroughput[1] = 4.0, m.gather_lines_rthroughput[2] = 6.0;
     /* between the points: linear; without the points: the paper's cost */
-    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0};
+    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0};
     spmv_ecm e;
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (10.0 + 0.5) / 8, EXACT); /* a chunk: 8 columns of one vector, / 8 rows */
@@ -906,7 +906,7 @@ static void test_roofline_levels(void)
     spmv_crs *A = NULL;
     CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(8, 8, 8, &A), SPMV_OK); /* 512 rows: 160 KB */
     spmv_model md;
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &a64fx, 1, &o, &md), SPMV_OK);
@@ -944,7 +944,7 @@ static void test_parallel_overhead(void)
     load_a64fx();
     spmv_crs *A = NULL;
     CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(8, 8, 8, &A), SPMV_OK); /* in cache: 160 KB */
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     spmv_model m0, m1, s0, s1;

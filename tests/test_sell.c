@@ -33,7 +33,25 @@ static spmv_sell_opts opts_of(int32_t C, int32_t sigma, int32_t unroll, int perm
     o.unroll = unroll;
     o.permuted = permuted;
     o.long_rows = 0; /* the chunk layout alone; the hybrid (CRS part) is checked in its own cases */
+    o.vidx = 1;      /* value indices wherever the matrix qualifies (check_sell checks both outcomes) */
     return o;
+}
+
+/* Distinct values of A (bit patterns) plus 0.0 when `padding`, counted independently of the library (all pairs);
+ * stops counting at 17. */
+static int32_t distinct_values(const spmv_crs *A, int padding)
+{
+    uint64_t seen[17];
+    int32_t n = 0;
+    if (padding) seen[n++] = 0;
+    for (int64_t e = 0; e < A->nnz && n <= 16; e++) {
+        uint64_t b;
+        memcpy(&b, A->val + e, sizeof b);
+        int dup = 0;
+        for (int32_t i = 0; i < n; i++) dup |= seen[i] == b;
+        if (!dup) seen[n++] = b;
+    }
+    return n;
 }
 
 /* Random rows x cols matrix: row lengths from empty to (sometimes) a full row, explicit zeros, values in [-1,1). */
@@ -309,6 +327,30 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
             }
         }
         CHK(S->nidx16 == n16);
+    }
+
+    /* value indices: on exactly when asked for (1, or auto where the chunks' values take 16 MiB or more) and the
+     * chunks' values (A's, and 0.0 where there is padding) are at most 16 distinct bit patterns; then val8 maps
+     * every stored position to its value bit for bit, the table holds distinct values and zeros past nvals */
+    {
+        const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->nlong > 0 ? S->longptr[S->nlong] : 0;
+        const int wantv = o->vidx > 0 || (o->vidx < 0 && cst * 8 >= ((int64_t)16 << 20));
+        const int32_t nd = distinct_values(A, cst > A->nnz - lnnz);
+        if (wantv && cst > 0 && nd <= SPMV_VTAB_MAX) {
+            CHK(S->nvals == nd && S->val8 != NULL && S->vtab != NULL);
+            if (S->val8 && S->vtab && S->nvals == nd) {
+                int64_t wrong = 0;
+                for (int64_t p = 0; p < cst; p++)
+                    wrong += S->val8[p] >= S->nvals || memcmp(&S->vtab[S->val8[p]], &S->val[p], sizeof(double)) != 0;
+                CHK(wrong == 0);
+                for (int32_t i = 0; i < SPMV_VTAB_MAX; i++)
+                    for (int32_t j = 0; j < i; j++)
+                        CHK(i >= S->nvals || memcmp(&S->vtab[i], &S->vtab[j], sizeof(double)) != 0);
+                for (int32_t i = S->nvals; i < SPMV_VTAB_MAX; i++) CHK(S->vtab[i] == 0.0);
+            }
+        } else {
+            CHK(S->nvals == 0 && S->val8 == NULL && S->vtab == NULL);
+        }
     }
 
     /* thread partition over chunks */
@@ -955,6 +997,11 @@ static void test_out_of_memory(void)
     o = opts_of(4, 1, 1, 0);
     oom_sell(E, &o);
     spmv_crs_free(E);
+    /* value indices (a Laplacian: 2 values and padding): the table and the indices fail too */
+    CU_ASSERT_FATAL(spmv_gen_laplace2d(9, 7, &E) == SPMV_OK);
+    o = opts_of(4, 1, 1, 0);
+    oom_sell(E, &o);
+    spmv_crs_free(E);
 
     /* spmv_crs_permute */
     int32_t perm[90];
@@ -972,6 +1019,134 @@ static void test_out_of_memory(void)
         CU_ASSERT(st == SPMV_ERR_NOMEM && B == NULL);
     }
     CU_ASSERT(n > 0 && n < 50);
+    spmv_crs_free(A);
+}
+
+/* Value indices (spmv_sell_opts.vidx, CSR-VI): the table's exact contents on small cases, the 16-value limit with and
+ * without padding, signed zeros kept apart, the argument check, the traffic, and a multiply equal bit for bit to the
+ * one from the plain values. */
+static spmv_crs *diag_crs(int32_t n, const double *v)
+{
+    int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)n * sizeof *ci);
+    double *vv = malloc((size_t)n * sizeof *vv);
+    for (int32_t i = 0; i < n; i++) rp[i] = i, ci[i] = i, vv[i] = v[i];
+    rp[n] = n;
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_crs_from_arrays(n, n, rp, ci, vv, &A) == SPMV_OK);
+    free(rp), free(ci), free(vv);
+    return A;
+}
+
+static void test_value_indices(void)
+{
+    spmv_crs *A = ragged();
+    spmv_sell_opts o = opts_of(4, 1, 1, 0);
+    spmv_sell *S = NULL;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    /* 48 stored for 17 nonzeros: padding's 0.0 first, then A's values in CRS order: -1 1 2 -3 3 */
+    CU_ASSERT(S->nvals == 6 && S->vtab[0] == 0.0 && !signbit(S->vtab[0]));
+    CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
+    spmv_sell_free(S);
+    o.vidx = 0;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nvals == 0 && S->val8 == NULL && S->vtab == NULL);
+    spmv_sell_free(S);
+    o.vidx = 2;
+    S = (spmv_sell *)1;
+    CU_ASSERT(spmv_sell_from_crs(A, &o, &S) == SPMV_ERR_ARG && S == NULL);
+    CU_ASSERT(strstr(spmv_last_error(), "opts->vidx") != NULL);
+    o.vidx = -2;
+    CU_ASSERT(spmv_sell_from_crs(A, &o, &S) == SPMV_ERR_ARG);
+    spmv_crs_free(A);
+
+    /* 16 distinct values on a 16 x 16 diagonal: C = 4 stores no padding (16 values: on); C = 3 pads the last chunk
+     * (0.0 is the 17th: off); with 15 values and padding: on */
+    double v[16];
+    for (int i = 0; i < 16; i++) v[i] = i + 1.0;
+    A = diag_crs(16, v);
+    o = opts_of(4, 1, 1, 0);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nvals == 16);
+    for (int i = 0; i < 16 && S->nvals == 16; i++) CU_ASSERT(S->vtab[i] == i + 1.0 && S->val8[i] == i);
+    spmv_sell_free(S);
+    o = opts_of(3, 1, 1, 0);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->stored == 18 && S->nvals == 0 && S->val8 == NULL);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+    v[15] = 3.0;
+    A = diag_crs(16, v);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nvals == 16 && S->vtab[0] == 0.0 && S->vtab[15] == 15.0);
+    CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+
+    /* -0.0, 0.0 (explicit) and NaN are values of their own bit patterns: 3 x 3 diagonal, C = 4 (one padding lane,
+     * +0.0, shared with the explicit zero) */
+    const double z[3] = {-0.0, 0.0, NAN};
+    A = diag_crs(3, z);
+    o = opts_of(4, 1, 1, 0);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nvals == 3 && signbit(S->vtab[1]) && S->vtab[1] == 0.0 && isnan(S->vtab[2]));
+    CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+
+    /* new values (spmv_sell_update_values): a table of the new values while they fit, none after */
+    CU_ASSERT_FATAL(spmv_gen_laplace2d(9, 7, &A) == SPMV_OK);
+    o = opts_of(8, 1, 1, 0);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT(S->nvals == 3); /* padding's 0.0, 4, -1 */
+    for (int64_t e = 0; e < A->nnz; e++) A->val[e] *= 2.0;
+    CU_ASSERT(spmv_sell_update_values(S, A) == SPMV_OK);
+    CU_ASSERT(S->nvals == 3 && S->vtab[1] == 8.0 && S->vtab[2] == -2.0);
+    CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
+    for (int64_t e = 0; e < A->nnz; e++) A->val[e] = (double)e;
+    CU_ASSERT(spmv_sell_update_values(S, A) == SPMV_OK);
+    CU_ASSERT(S->nvals == 0 && S->val8 == NULL && S->vtab == NULL);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+
+    /* HPCG 12^3 (values 26 and -1): the multiply with value indices equals the plain one bit for bit (the same
+     * doubles in the same order), in both vector orders, every alpha/beta path; the declared traffic 7 bytes less
+     * per stored entry where the kernel reads the indices */
+    CU_ASSERT_FATAL(spmv_gen_hpcg(12, 12, 12, &A) == SPMV_OK);
+    const int32_t n = A->rows;
+    double *x = malloc((size_t)n * sizeof *x), *y0 = malloc((size_t)n * sizeof *y0);
+    double *y1 = malloc((size_t)n * sizeof *y1), *y2 = malloc((size_t)n * sizeof *y2);
+    uint64_t seed = 7;
+    for (int32_t i = 0; i < n; i++) x[i] = tu_rand_unit(&seed), y0[i] = tu_rand_unit(&seed);
+    static const double ab[3][2] = {{1, 0}, {2.5, 0}, {-0.5, 0.75}};
+    int same = 1, tested = 0;
+    for (int32_t C = 8; C <= 32; C *= 4)
+        for (int permuted = 0; permuted <= 1; permuted++) {
+            spmv_sell *P = NULL, *V = NULL;
+            o = opts_of(C, permuted ? 4 * C : 1, 1, permuted);
+            o.vidx = 0;
+            CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &P) == SPMV_OK);
+            o.vidx = 1;
+            CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &V) == SPMV_OK);
+            CU_ASSERT(P->nvals == 0 && V->nvals == 2 + (V->stored > A->nnz));
+            spmv_traffic tp, tv;
+            spmv_kernel_shape kv;
+            CU_ASSERT(spmv_sell_traffic(P, &tp) == SPMV_OK && spmv_sell_traffic(V, &tv) == SPMV_OK);
+            CU_ASSERT(spmv_sell_kernel_shape(V, &kv) == SPMV_OK);
+            CU_ASSERT(fabs(tp.bytes_per_entry - tv.bytes_per_entry - (kv.vidx ? 7.0 : 0.0)) < 1e-12);
+            for (int k = 0; k < 3; k++) {
+                memcpy(y1, y0, (size_t)n * sizeof *y1);
+                memcpy(y2, y0, (size_t)n * sizeof *y2);
+                CU_ASSERT(spmv_sell_mv(P, ab[k][0], x, ab[k][1], y1) == SPMV_OK);
+                CU_ASSERT(spmv_sell_mv(V, ab[k][0], x, ab[k][1], y2) == SPMV_OK);
+                same &= memcmp(y1, y2, (size_t)n * sizeof *y1) == 0;
+                tested++;
+            }
+            spmv_sell_free(P), spmv_sell_free(V);
+        }
+    CU_ASSERT(same && tested == 12);
+    if (!same) printf("\n  value indices: the multiply differs from the plain values' (kernel of this family)");
+    free(x), free(y0), free(y1), free(y2);
     spmv_crs_free(A);
 }
 
@@ -1206,6 +1381,7 @@ int main(void)
                                  {"chunks that store nothing (col, val, runbase not NULL)", test_empty_chunks},
                                  {"non-temporal y stores: auto from 16 MiB of y", test_nt_auto},
                                  {"run detection with more candidate keys than a batch", test_runs_many_keys},
+                                 {"value indices (CSR-VI)", test_value_indices},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
     return tu_run();

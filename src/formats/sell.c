@@ -49,6 +49,7 @@ spmv_sell_opts spmv_sell_opts_default(void)
     o.nthreads = 0;
     o.runs = -1;
     o.idx16 = -1;
+    o.vidx = -1;
     o.xaccess = SPMV_X_AUTO;
     o.long_rows = -1;
     o.max_stored_factor = 2.0;
@@ -73,6 +74,8 @@ void spmv_sell_free(spmv_sell *S)
     spmv__free(S->chunkfull);
     spmv__free(S->colbase);
     spmv__free(S->col16);
+    spmv__free(S->vtab);
+    spmv__free(S->val8);
     spmv__free(S->longptr);
     spmv__free(S->longcol);
     spmv__free(S->longval);
@@ -512,6 +515,46 @@ static int64_t sell_compress_chunk(spmv_sell *S, int32_t k)
     return p1 - p0;
 }
 
+/* Value indices (spmv_sell_opts.vidx): the distinct values (bit patterns, so -0.0, 0.0 and NaN payloads stay apart)
+ * of A's nonzeros, and 0.0 when `padding`, into tab (length SPMV_VTAB_MAX) in order of first appearance; returns
+ * their number, or 0 when there are more than SPMV_VTAB_MAX. All of A's values are scanned (the rows of a CRS part
+ * too: a table never misses a chunk's value). One pass, stopping at the 17th value: random values stop at once. */
+static int32_t sell_value_table(const spmv_crs *A, int padding, double *tab)
+{
+    uint64_t bits[SPMV_VTAB_MAX], last = 0;
+    int32_t n = 0;
+    if (padding) bits[n] = 0, tab[n++] = 0.0;
+    for (int64_t e = 0; e < A->nnz; e++) {
+        uint64_t b;
+        memcpy(&b, A->val + e, sizeof b);
+        if (n > 0 && b == last) continue; /* runs of one value (pattern matrices, stencil diagonals) */
+        int32_t i = 0;
+        while (i < n && bits[i] != b) i++;
+        if (i == n) {
+            if (n == SPMV_VTAB_MAX) return 0;
+            bits[n] = b, tab[n++] = A->val[e];
+        }
+        last = b;
+    }
+    return n;
+}
+
+/* val8 of chunk k: the table index of each stored value (every one is in the table: sell_value_table) */
+static void sell_vidx_chunk(spmv_sell *S, int32_t k)
+{
+    uint64_t bits[SPMV_VTAB_MAX];
+    memcpy(bits, S->vtab, sizeof bits);
+    uint8_t last = 0;
+    for (int64_t p = S->chunkptr[k]; p < S->chunkptr[k + 1]; p++) {
+        uint64_t b;
+        memcpy(&b, S->val + p, sizeof b);
+        uint8_t i = last;
+        if (bits[i] != b)
+            for (i = 0; i < S->nvals - 1 && bits[i] != b; i++) {}
+        S->val8[p] = last = i;
+    }
+}
+
 /* Share of A's nonzeros that run columns of threshold T would hold in SELL-C-1 (rows in their own order), from up to
  * `sample` chunks spread over the matrix (all chunks when there are fewer): the model's evidence for keeping rows
  * in order (sigma = 1) rather than sorting them. 0 when T < 1, C > 64 or A is empty; -1 when out of memory. */
@@ -821,6 +864,8 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                            opts->nt_stores);
     if (opts->idx16 < -1 || opts->idx16 > 1)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->idx16 = %d: use -1 (auto), 0 (off) or 1 (on)", fn, opts->idx16);
+    if (opts->vidx < -1 || opts->vidx > 1)
+        return spmv__error(SPMV_ERR_ARG, "%s: opts->vidx = %d: use -1 (auto), 0 (off) or 1 (on)", fn, opts->vidx);
     if (opts->xaccess < SPMV_X_AUTO || opts->xaccess > SPMV_X_EMUL)
         return spmv__error(SPMV_ERR_ARG, "%s: opts->xaccess = %d is not a spmv_xaccess value", fn, opts->xaccess);
     if (opts->long_rows < -1)
@@ -1105,6 +1150,21 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             goto fail;
         }
     }
+    if (spmv__sell_vidx_wanted(opts->vidx, cstored) && cstored > 0) {
+        S->vtab = spmv__calloc(SPMV_VTAB_MAX, sizeof *S->vtab);
+        if (!S->vtab) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the value table", fn);
+            goto fail;
+        }
+        S->nvals = sell_value_table(A, cstored > A->nnz - longnnz, S->vtab);
+        if (S->nvals > 0) S->val8 = spmv__malloc((size_t)cstored);
+        if (S->nvals == 0) spmv__free(S->vtab), S->vtab = NULL;
+        else if (!S->val8) {
+            st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the value indices of %lld stored entries", fn,
+                             (long long)cstored);
+            goto fail;
+        }
+    }
     if (longnnz > 0) {
         S->longcol = spmv__malloc((size_t)longnnz * sizeof *S->longcol);
         S->longval = spmv__malloc((size_t)longnnz * sizeof *S->longval);
@@ -1156,6 +1216,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                         chunk_runs(C, T, &sc);
                     sell_fill_chunk(S, &sc, k);
                     if (S->colbase) n16 += sell_compress_chunk(S, k);
+                    if (S->val8) sell_vidx_chunk(S, k);
                 }
                 if (nlong > 0) long_fill(S, src, rowmap, cmap, t, tmp);
             }
@@ -1281,6 +1342,24 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
     return SPMV_OK;
 }
 
+/* Value indices after new values (spmv_sell_update_values): the table and every chunk's indices again from A's
+ * values; when they no longer fit the table the matrix drops its value indices (the kernels read val again). */
+static void sell_vidx_refresh(spmv_sell *S, const spmv_crs *A)
+{
+    const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->nlong > 0 ? S->longptr[S->nlong] : 0;
+    double tab[SPMV_VTAB_MAX] = {0};
+    const int32_t n = sell_value_table(A, cst > A->nnz - lnnz, tab);
+    if (n == 0) {
+        spmv__free(S->val8), spmv__free(S->vtab);
+        S->val8 = NULL, S->vtab = NULL, S->nvals = 0;
+        return;
+    }
+    memcpy(S->vtab, tab, sizeof tab);
+    S->nvals = n;
+#pragma omp parallel for schedule(static) if (cst >= SELL_PARALLEL_MIN)
+    for (int32_t k = 0; k < S->nchunks; k++) sell_vidx_chunk(S, k);
+}
+
 /* New values, same pattern (spmv_sell_update_values): every stored entry of permuted row i finds its column in A's
  * row (sorted: binary search); the whole pattern is checked before a value changes. */
 spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
@@ -1332,6 +1411,7 @@ spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
     if (bad_row < 0) {
 #pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
         for (int64_t e = 0; e < S->nnz; e++) *pos_val(S, pos[e]) = A->val[src[e]];
+        if (S->val8) sell_vidx_refresh(S, A);
     }
     spmv__free(first);
     spmv__free(pos);

@@ -398,6 +398,9 @@ spmv_status spmv_sell_traffic(const spmv_sell *S, spmv_traffic *t)
                               (runs ? (double)S->nruns * t->bytes_per_run : 0.0) + n16 * t->bytes_per_entry16) /
                              stored;
     }
+    /* value indices: 1 byte instead of 8 per chunk entry's value (run lanes, 16- and 32-bit gather entries alike) */
+    if (cstored > 0 && k->shape.vidx && S->nvals > 0 && t->bytes_per_value_vi > 0)
+        t->bytes_per_entry -= 8.0 - t->bytes_per_value_vi;
     /* the CRS part of a hybrid matrix: its entries and rows at the CRS kernel's declaration (the row offsets count
      * per row; the perm read of the original order too), averaged in, so that the formulas hold unchanged */
     if (S->nlong > 0 && S->stored > 0 && S->rows > 0) {
@@ -423,6 +426,7 @@ spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shape *k)
     /* a matrix without run columns runs no run loads, whatever the kernel can do; the same for 16-bit indices */
     if (S->nruns == 0) k->runs = 0;
     if (S->nidx16 == 0) k->idx16 = 0;
+    if (S->nvals == 0) k->vidx = 0;
     return SPMV_OK;
 }
 

@@ -130,6 +130,13 @@ static inline int spmv__sell_idx16_wanted(int opt, int64_t stored)
     return opt > 0 || (opt < 0 && stored >= SPMV_PREFETCH_BYTES / (int64_t)sizeof(double));
 }
 
+/* Value indices (spmv_sell_opts.vidx = opt) looked for in a SELL matrix of `stored` chunk entries: the environment
+ * variable SPMV_VIDX (1 on, 0 off; for measurements), else on (1), off (0), or auto (-1): as the 16-bit indices, where
+ * the stored values take SPMV_PREFETCH_BYTES or more (memory-bound). Whether the matrix qualifies (at most
+ * SPMV_VTAB_MAX distinct values) is the conversion's scan. */
+#define SPMV_VIDX_ENV "SPMV_VIDX"
+int spmv__sell_vidx_wanted(int opt, int64_t stored);
+
 /* Environment variable that forces non-temporal stores of y on (SPMV_SELL_NT=1) or off (0) for SELL matrices whose
  * kernels index y directly (permuted order or identity perm), whatever spmv_sell_opts.nt_stores says. */
 #define SPMV_SELL_NT_ENV "SPMV_SELL_NT"

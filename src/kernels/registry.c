@@ -146,6 +146,13 @@ int spmv__prefetch_wanted(int64_t bytes)
     return bytes >= SPMV_PREFETCH_BYTES;
 }
 
+int spmv__sell_vidx_wanted(int opt, int64_t stored)
+{
+    const char *e = getenv(SPMV_VIDX_ENV);
+    if (e && *e) return *e != '0';
+    return spmv__sell_idx16_wanted(opt, stored);
+}
+
 int spmv__sell_nt_requested(const spmv_sell *S)
 {
     const char *e = getenv(SPMV_SELL_NT_ENV); /* override: 1 on, 0 off */
@@ -299,13 +306,19 @@ static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char
                 fprintf(stderr, "spmv: %s: kernel %s%s\n", what, k->name, why);
             else {
                 char thr[64];
+                char vals[96];
+                if (S->nvals > 0)
+                    snprintf(vals, sizeof vals, "value indices: %d distinct values%s", S->nvals,
+                             k->shape.vidx ? "" : " (not read by this kernel)");
+                else
+                    snprintf(vals, sizeof vals, "plain values");
                 if (S->runs > 0) snprintf(thr, sizeof thr, "threshold %d of %d lanes", S->runs, S->C);
                 else snprintf(thr, sizeof thr, "detection off, or no run column found");
                 fprintf(stderr, "spmv: %s: kernel %s%s; x access %s; %lld run columns hold %.1f %% of the stored "
-                        "entries (%s); %lld entries with 16-bit indices\n", what, k->name, why,
+                        "entries (%s); %lld entries with 16-bit indices; %s\n", what, k->name, why,
                         xe && *xe ? "forced by SPMV_XACCESS" : probe_note[0] ? probe_note : "the family's only one",
                         (long long)S->nruns, S->stored ? 100.0 * (double)S->nruns * S->C / (double)S->stored : 0.0,
-                        thr, (long long)S->nidx16);
+                        thr, (long long)S->nidx16, vals);
             }
         }
         else if (a != SPMV_ARCH_REF)

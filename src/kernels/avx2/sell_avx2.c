@@ -110,12 +110,29 @@ AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, d
     }
 }
 
+/* Value indices (spmv_sell.val8, CSR-VI): 4 values from 4 one-byte indices into the table vtab, read the way x is
+ * (AVX2 has no two-register permute): vgatherdpd from the L1-resident table, or 4 scalar loads and an insert. */
+AVX2_INLINE __m256d vi_val4(const uint8_t *p, const double *tab, const int X)
+{
+    uint32_t w;
+    memcpy(&w, p, sizeof w);
+    if (X == X_EMUL) {
+        const __m128d lo = _mm_loadh_pd(_mm_load_sd(tab + (w & 0xFF)), tab + (w >> 8 & 0xFF));
+        const __m128d hi = _mm_loadh_pd(_mm_load_sd(tab + (w >> 16 & 0xFF)), tab + (w >> 24));
+        return _mm256_insertf128_pd(_mm256_castpd128_pd256(lo), hi, 1);
+    }
+    return _mm256_i32gather_pd(tab, _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)w)), 8);
+}
 
 AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *restrict x,
                              double beta, double *restrict y, const int C, const int U, const int mode, const int X,
-                             const int nt)
+                             const int nt, const int VI)
 {
     const int NV = C / 4, MB = (C + 7) / 8; /* vectors per column, mask bytes per run column */
+    /* VI: the values of the entry at vp + o are vi_val4(val8 + (vp - val) + o): vp walks val (never read) */
+    const double *val = S->val, *vtab = S->vtab;
+    const uint8_t *val8 = S->val8;
+#define SELL_VAL(o) (VI ? vi_val4(val8 + (vp - val) + (o), vtab, X) : _mm256_load_pd(vp + (o)))
     for (int32_t k = c0; k < c1; k++) {
         const double *vp = S->val + S->chunkptr[k];
         const int32_t *cp = S->col + S->chunkptr[k];
@@ -136,7 +153,7 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
                     AVX2_UNROLL
                     for (int v = 0; v < NV; v++) {
                         const __m256d xv = _mm256_loadu_pd(x + rb[u] + 4 * v);
-                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v), xv, acc[u][v]);
+                        acc[u][v] = _mm256_fmadd_pd(SELL_VAL(u * C + 4 * v), xv, acc[u][v]);
                     }
             }
             for (; j < RU; j += U, vp += U * C, rb += U, rm += U * MB) {
@@ -147,7 +164,7 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
                         const __m256d xv =
                             _mm256_maskload_pd(spmv__run_x(x, (int64_t)rb[u] + 4 * v),
                                                mask4(rm[u * MB + v / 2] >> (4 * (v % 2))));
-                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v), xv, acc[u][v]);
+                        acc[u][v] = _mm256_fmadd_pd(SELL_VAL(u * C + 4 * v), xv, acc[u][v]);
                     }
             }
             for (; j < R; j++, vp += C, rb++, rm += MB) {
@@ -155,7 +172,7 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
                 for (int v = 0; v < NV; v++) {
                     const __m256d xv =
                         _mm256_maskload_pd(spmv__run_x(x, (int64_t)rb[0] + 4 * v), mask4(rm[v / 2] >> (4 * (v % 2))));
-                    acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), xv, acc[0][v]);
+                    acc[0][v] = _mm256_fmadd_pd(SELL_VAL(4 * v), xv, acc[0][v]);
                 }
             }
             cp += (int64_t)R * C;
@@ -169,13 +186,13 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
                 for (int u = 0; u < U; u++)
                     AVX2_UNROLL
                     for (int v = 0; v < NV; v++)
-                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v),
+                        acc[u][v] = _mm256_fmadd_pd(SELL_VAL(u * C + 4 * v),
                                                     gather4_16(c16 + u * C + 4 * v, xb, X), acc[u][v]);
             }
             for (; j < len; j++, vp += C, c16 += C) {
                 AVX2_UNROLL
                 for (int v = 0; v < NV; v++)
-                    acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), gather4_16(c16 + 4 * v, xb, X), acc[0][v]);
+                    acc[0][v] = _mm256_fmadd_pd(SELL_VAL(4 * v), gather4_16(c16 + 4 * v, xb, X), acc[0][v]);
             }
         } else {
             for (; j < lenU; j += U, vp += U * C, cp += U * C) {
@@ -183,13 +200,13 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
                 for (int u = 0; u < U; u++)
                     AVX2_UNROLL
                     for (int v = 0; v < NV; v++)
-                        acc[u][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + u * C + 4 * v),
+                        acc[u][v] = _mm256_fmadd_pd(SELL_VAL(u * C + 4 * v),
                                                     gather4(cp + u * C + 4 * v, x, X), acc[u][v]);
             }
             for (; j < len; j++, vp += C, cp += C) {
                 AVX2_UNROLL
                 for (int v = 0; v < NV; v++)
-                    acc[0][v] = _mm256_fmadd_pd(_mm256_load_pd(vp + 4 * v), gather4(cp + 4 * v, x, X), acc[0][v]);
+                    acc[0][v] = _mm256_fmadd_pd(SELL_VAL(4 * v), gather4(cp + 4 * v, x, X), acc[0][v]);
             }
         }
         AVX2_UNROLL
@@ -198,6 +215,7 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
             for (int u = 1; u < U; u++) acc[0][v] = _mm256_add_pd(acc[0][v], acc[u][v]);
         sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt);
     }
+#undef SELL_VAL
 }
 
 AVX2_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
@@ -205,12 +223,19 @@ AVX2_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, doubl
 {
     /* streaming stores need y indexed directly and 32-byte aligned (then every chunk's y block is: C*8 bytes) */
     const int nt = nt_wanted && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 31) == 0;
-    if (beta != 0.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt);
+    if (S->val8) { /* value indices */
+        if (beta != 0.0)
+            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt, 1);
+        else if (alpha != 1.0)
+            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X, nt, 1);
+        else
+            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X, nt, 1);
+    } else if (beta != 0.0)
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt, 0);
     else if (alpha != 1.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X, nt);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X, nt, 0);
     else
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X, nt);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X, nt, 0);
     if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */
 }
 
@@ -222,10 +247,10 @@ static int sell_avx2_aligned(const spmv_sell *S)
 }
 
 /* Traffic: as the AVX-512 family (12 B per gather-column entry, 8.125 per run lane, 4 per run column, 16 per row --
- * 8 with non-temporal stores --, 12 per chunk). */
+ * 8 with non-temporal stores --, 12 per chunk; 1 byte instead of 8 per value with value indices). */
 #define SELL_AVX2_TRAFFIC(ROW)                                                                                     \
     {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
-     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10, .bytes_per_value_vi = 1}
 
 /* The body of the kernels of chunk height CC and x access XN, with and without non-temporal stores (nt a run-time
  * value: one compiled body for both, so that the file's specialized loops do not double; the store's branch is
@@ -253,7 +278,7 @@ static int sell_avx2_aligned(const spmv_sell *S)
         .name = "sell-avx2-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX2, .sell = sell_avx2_##XN##NTN##_c##CC,       \
         .traffic = SELL_AVX2_TRAFFIC(NT ? 8 : 16),                                                                 \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 4, .mve = SELL_AVX2_UNROLL_C##CC, .x = XS,        \
-                  .runs = 1, .idx16 = 1},                                                                          \
+                  .runs = 1, .idx16 = 1, .vidx = 1},                                                               \
         .nt = NT, .accepts = sell_avx2_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX2_DEFINE(CC)                                                                                       \

@@ -15,6 +15,11 @@
  *    scalar index loads, 8 x loads and 7 shuffles (about 4-5 cy): the emulation is about twice as fast there. On
  *    Intel server cores the hardware gather is the faster one. The family measures both once (family.c).
  *
+ *  - Values: one aligned zmm load per 8 lanes, or, for a matrix with value indices (spmv_sell.val8, CSR-VI: at most
+ *    16 distinct values), an 8-byte load of 8 one-byte indices widened (vpmovzxbq) and looked up in the table held
+ *    in two zmm registers (vpermt2pd): 1 byte per entry from memory instead of 8, the same doubles. HPCG 128^3
+ *    (2 values), Intel Xeon VM, 1 / 2 threads: SELL-32-1 2.03 / 3.78 -> 6.10 / 7.01 Gflop/s, lap2d 2000^2 SELL-32-1
+ *    1.82 / 3.22 -> 4.18 / 7.11 (BENCHMARKS.md, 2026-12-03 afternoon).
  * MVE: C/8 zmm accumulators per chunk column, times U independent sets along the chunk length (U consecutive
  * columns go to U sets, summed once per chunk), so each accumulator's FMA chain gets one FMA per U chunk columns:
  * U = 4 for C = 8 (4 chains), 2 for C = 16..64 (4..16 chains). Run columns and gather columns use the same sets.
@@ -112,6 +117,18 @@ SPMV_AVX512_INLINE void sell_prefetch_idx(const int32_t *c)
     _mm_prefetch((const char *)spmv__addr(c, SELL_AVX512_PF * sizeof(int32_t)), _MM_HINT_T1);
 }
 
+/* Value indices (spmv_sell.val8, CSR-VI): 8 values from 8 one-byte indices into the 16-entry table t0:t1 (vpmovzxbq,
+ * vpermt2pd): 1 byte read per entry instead of 8, the same doubles. The index stream is prefetched as the values
+ * are, 4 KiB ahead (4096 entries: a value prefetch 512 entries ahead would sit in the same line). */
+SPMV_AVX512_INLINE __m512d vi_val8(const uint8_t *p, __m512d t0, __m512d t1)
+{
+    return _mm512_permutex2var_pd(t0, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)p)), t1);
+}
+SPMV_AVX512_INLINE void vi_prefetch(const uint8_t *p)
+{
+    _mm_prefetch((const char *)spmv__addr(p, 4096), _MM_HINT_T1);
+}
+
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
  * order, y 64-byte aligned). */
 SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d *acc, double alpha, double beta,
@@ -186,7 +203,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
  * inlining. */
 SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,
                                     const double *restrict x, double beta, double *restrict y, const int C,
-                                    const int U, const int mode, const int nt, const int X, const int PF)
+                                    const int U, const int mode, const int nt, const int X, const int PF, const int VI)
 {
     const int NV = C / 8;
     const int64_t *chunkptr = S->chunkptr;
@@ -194,6 +211,16 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
     const int32_t *chunkruns = S->chunkruns; /* NULL: no run columns */
     const double *val = S->val;
     const int32_t *col = S->col;
+    /* VI: the values of the entry at vp + o are vi_val8(val8 + (vp - val) + o): vp walks val as before (never read) */
+    const uint8_t *val8 = S->val8;
+    const __m512d t0 = VI ? _mm512_load_pd(S->vtab) : _mm512_setzero_pd();
+    const __m512d t1 = VI ? _mm512_load_pd(S->vtab + 8) : _mm512_setzero_pd();
+#define SELL_VAL(o) (VI ? vi_val8(val8 + (vp - val) + (o), t0, t1) : _mm512_load_pd(vp + (o)))
+#define SELL_PF(o)                                                                                                 \
+    do {                                                                                                           \
+        if (PF && !VI) sell_prefetch(vp + (o));                                                                    \
+        if (PF && VI && (o) % 64 == 0) vi_prefetch(val8 + (vp - val) + (o));                                       \
+    } while (0)
     for (int32_t k = c0; k < c1; k++) {
         const double *vp = val + chunkptr[k];  /* 64-byte aligned */
         const int32_t *cp = col + chunkptr[k]; /* 32-byte aligned */
@@ -214,8 +241,8 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     SPMV_UNROLL_FULL
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv = _mm512_loadu_pd(x + rb[u] + 8 * v);
-                        acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
-                        if (PF) sell_prefetch(vp + u * C + 8 * v);
+                        acc[u][v] = _mm512_fmadd_pd(SELL_VAL(u * C + 8 * v), xv, acc[u][v]);
+                        SELL_PF(u * C + 8 * v);
                     }
             }
             for (; j < RU; j += U, vp += U * C, rb += U, rm += U * NV) {
@@ -225,15 +252,15 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv =
                             _mm512_maskz_loadu_pd(rm[u * NV + v], spmv__run_x(x, (int64_t)rb[u] + 8 * v));
-                        acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
-                        if (PF) sell_prefetch(vp + u * C + 8 * v);
+                        acc[u][v] = _mm512_fmadd_pd(SELL_VAL(u * C + 8 * v), xv, acc[u][v]);
+                        SELL_PF(u * C + 8 * v);
                     }
             }
             for (; j < R; j++, vp += C, rb++, rm += NV) {
                 SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
                     const __m512d xv = _mm512_maskz_loadu_pd(rm[v], spmv__run_x(x, (int64_t)rb[0] + 8 * v));
-                    acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
+                    acc[0][v] = _mm512_fmadd_pd(SELL_VAL(8 * v), xv, acc[0][v]);
                 }
             }
             cp += (int64_t)R * C;
@@ -248,15 +275,15 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     SPMV_UNROLL_FULL
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv = gather8_16(c16 + u * C + 8 * v, xb, X);
-                        acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
-                        if (PF) sell_prefetch(vp + u * C + 8 * v);
+                        acc[u][v] = _mm512_fmadd_pd(SELL_VAL(u * C + 8 * v), xv, acc[u][v]);
+                        SELL_PF(u * C + 8 * v);
                     }
             }
             for (; j < len; j++, vp += C, c16 += C) {
                 SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
                     const __m512d xv = gather8_16(c16 + 8 * v, xb, X);
-                    acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
+                    acc[0][v] = _mm512_fmadd_pd(SELL_VAL(8 * v), xv, acc[0][v]);
                 }
             }
         } else {
@@ -266,8 +293,8 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                     SPMV_UNROLL_FULL
                     for (int v = 0; v < NV; v++) {
                         const __m512d xv = gather8(cp + u * C + 8 * v, x, X);
-                        acc[u][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + u * C + 8 * v), xv, acc[u][v]);
-                        if (PF) sell_prefetch(vp + u * C + 8 * v);
+                        acc[u][v] = _mm512_fmadd_pd(SELL_VAL(u * C + 8 * v), xv, acc[u][v]);
+                        SELL_PF(u * C + 8 * v);
                         if (PF && (u * C + 8 * v) % 16 == 0) sell_prefetch_idx(cp + u * C + 8 * v);
                     }
             }
@@ -275,7 +302,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                 SPMV_UNROLL_FULL
                 for (int v = 0; v < NV; v++) {
                     const __m512d xv = gather8(cp + 8 * v, x, X);
-                    acc[0][v] = _mm512_fmadd_pd(_mm512_load_pd(vp + 8 * v), xv, acc[0][v]);
+                    acc[0][v] = _mm512_fmadd_pd(SELL_VAL(8 * v), xv, acc[0][v]);
                 }
             }
         }
@@ -286,19 +313,22 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
             for (int u = 1; u < U; u++) acc[0][v] = _mm512_add_pd(acc[0][v], acc[u][v]);
         sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt, X);
     }
+#undef SELL_VAL
+#undef SELL_PF
 }
 
-/* The three alpha/beta paths of one prefetch setting PF, dispatched once per call; nt: non-temporal stores. */
+/* The three alpha/beta paths of one prefetch setting PF and value source VI (1: value indices), dispatched once per
+ * call; nt: non-temporal stores. */
 SPMV_AVX512_INLINE void sell_paths(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,
                                    double beta, double *y, const int C, const int U, const int nt, const int X,
-                                   const int PF)
+                                   const int PF, const int VI)
 {
     if (beta != 0.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X, PF);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_AXPBY, nt, X, PF, VI);
     else if (alpha != 1.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X, PF);
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SCALE, nt, X, PF, VI);
     else
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X, PF); /* fast path y = A x */
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, SPMV_Y_SET, nt, X, PF, VI); /* fast path y = A x */
 }
 
 /* The six paths (alpha/beta case x prefetch) as a function of their own, FN, with the prefetch setting pf. Optimized
@@ -319,9 +349,9 @@ SPMV_AVX512_INLINE void sell_paths(const spmv_sell *S, int32_t c0, int32_t c1, d
 #endif
 #define SELL_AVX512_PATHS(FN, CC, XC)                                                                              \
     SELL_AVX512_SPLIT void FN(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,          \
-                              double beta, double *y, int nt, int pf)                                             \
+                              double beta, double *y, int nt, int pf, int vi)                                     \
     {                                                                                                              \
-        sell_paths(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, nt, XC, pf);                       \
+        sell_paths(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, nt, XC, pf, vi);                   \
     }
 
 /* streaming stores need 64-byte aligned y (then every chunk's y block is aligned: C*8 bytes, C >= 8); nt_ok:
@@ -345,7 +375,7 @@ static int sell_avx512_aligned(const spmv_sell *S)
  * the runs). */
 #define SELL_AVX512_TRAFFIC(ROW)                                                                                   \
     {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
-     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10, .bytes_per_value_vi = 1}
 
 /* One kernel: chunk height CC, x access XN (gather | emul), NT (0 | 1). */
 #define SELL_AVX512_KERNEL(CC, XN, XC, XS, NT, NTN, NTS)                                                                \
@@ -354,10 +384,13 @@ static int sell_avx512_aligned(const spmv_sell *S)
                                               const double *x, double beta, double *y)                            \
     {                                                                                                              \
         const int nt = sell_nt(S, y, NT);                                                                          \
-        if (S->prefetch) /* software prefetch (big matrices, spmv_sell.prefetch) */                                \
-            sell_avx512_##XN##NTN##_c##CC##_paths(S, c0, c1, alpha, x, beta, y, nt, 1);                            \
+        /* software prefetch (big matrices, spmv_sell.prefetch); value indices (spmv_sell.val8) */                 \
+        if (S->val8)                                                                                               \
+            sell_avx512_##XN##NTN##_c##CC##_paths(S, c0, c1, alpha, x, beta, y, nt, S->prefetch ? 1 : 0, 1);       \
+        else if (S->prefetch)                                                                                      \
+            sell_avx512_##XN##NTN##_c##CC##_paths(S, c0, c1, alpha, x, beta, y, nt, 1, 0);                         \
         else                                                                                                       \
-            sell_avx512_##XN##NTN##_c##CC##_paths(S, c0, c1, alpha, x, beta, y, nt, 0);                            \
+            sell_avx512_##XN##NTN##_c##CC##_paths(S, c0, c1, alpha, x, beta, y, nt, 0, 0);                         \
         if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */          \
     }                                                                                                              \
     static int sell_avx512_##XN##NTN##_accepts_c##CC(const spmv_sell *S)                                           \
@@ -368,7 +401,7 @@ static int sell_avx512_aligned(const spmv_sell *S)
         .name = "sell-avx512-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX512,                                        \
         .sell = sell_avx512_##XN##NTN##_c##CC, .traffic = SELL_AVX512_TRAFFIC(NT ? 8 : 16),                        \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 8, .mve = SELL_AVX512_UNROLL_C##CC, .x = XS,       \
-                  .runs = 1, .idx16 = 1},                                                                          \
+                  .runs = 1, .idx16 = 1, .vidx = 1},                                                               \
         .nt = NT, .accepts = sell_avx512_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX512_DEFINE(CC)                                                                                     \

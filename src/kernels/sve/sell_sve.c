@@ -10,7 +10,9 @@
  * plus 4 instructions of loop control per column (GCC 12 -O3: 4k + 4 instructions for k accumulators).
  * and no horizontal add (the format's point: no faddv). In chunks with 16-bit indices the ld1sw becomes an ld1h
  * from the offsets and the gather's base is x + the chunk's base. Run columns (spmv_sell) take, per VL of rows, a
- * lane predicate from the run's mask bits and one predicated contiguous ld1d of x instead of ld1sw + gather.
+ * lane predicate from the run's mask bits and one predicated contiguous ld1d of x instead of ld1sw + gather. With value
+ * indices (spmv_sell.val8) the contiguous ld1d of the values becomes an ld1b of VL one-byte indices and a gather
+ * from the 16-entry table (1 byte per entry read instead of 8).
  * scripts/check-sve-inner-loop.sh checks these three loop kinds in the built object.
  *
  * Kernels: "sell-sve-C1xVL", "sell-sve-C2xVL", "sell-sve-C4xVL", "sell-sve-C8xVL" for C = k*VL, k in {1,2,4,8},
@@ -74,26 +76,31 @@ static inline __attribute__((always_inline)) uint64_t mask_bits(const uint8_t *m
     if (K > (u)) {                                                                                               \
         const svint64_t idx = svld1sw_vnum_s64(all, col, (u));                                                   \
         const svfloat64_t xv = svld1_gather_s64index_f64(all, x, idx);                                           \
-        a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
+        a = svmla_f64_x(all, a, SVE_VAL(u), xv);                                              \
     }
 #define SELL_STEP16(u, a)                                                                                        \
     if (K > (u)) {                                                                                               \
         const svuint64_t idx = svld1uh_vnum_u64(all, c16, (u));                                                  \
         const svfloat64_t xv = svld1_gather_u64index_f64(all, xb, idx);                                          \
-        a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
+        a = svmla_f64_x(all, a, SVE_VAL(u), xv);                                              \
     }
 #define RUN_STEP(u, a)                                                                                           \
     if (K > (u)) {                                                                                               \
         const svbool_t p = svcmpne_n_u64(                                                                        \
             all, svand_u64_x(all, svdup_n_u64(mask_bits(rm, b0 + (u) * VL, VL)), lanebit), 0);              \
         const svfloat64_t xv = svld1_f64(p, spmv__run_x(xr, (u) * VL));                                          \
-        a = svmla_f64_x(all, a, svld1_vnum_f64(all, val, (u)), xv);                                              \
+        a = svmla_f64_x(all, a, SVE_VAL(u), xv);                                              \
     }
+/* the values of step u: contiguous, or (VI: value indices, spmv_sell.val8) VL one-byte indices (ld1b) and a gather
+ * from the L1-resident table */
+#define SVE_VAL(u)                                                                                               \
+    (VI ? svld1_gather_u64index_f64(all, S->vtab, svld1ub_vnum_u64(all, S->val8 + (val - S->val), (u)))       \
+        : svld1_vnum_f64(all, val, (u)))
 #define SELL_OUT(u, a) \
     if (K > (u)) sell_store(o, row0 + b0 + (u) * VL, a);
 
 static inline __attribute__((always_inline)) void sell_block(const spmv_sell *S, const sell_out *o, int K,
-                                                            int32_t k, int64_t b0, const double *x)
+                                                            int32_t k, int64_t b0, const double *x, const int VI)
 {
     const int64_t VL = (int64_t)svcntd();
     const int64_t C = S->C, off = S->chunkptr[k], row0 = (int64_t)k * C;
@@ -134,13 +141,17 @@ static inline __attribute__((always_inline)) void sell_block(const spmv_sell *S,
 #undef SELL_STEP16
 #undef RUN_STEP
 #undef SELL_OUT
+#undef SVE_VAL
 
 /* Chunks [c0, c1) with C = K*VL: one block per chunk. */
 static inline __attribute__((always_inline)) void sell_sve_k(const spmv_sell *S, int K, int32_t c0, int32_t c1,
                                                             double alpha, const double *x, double beta, double *y)
 {
     const sell_out o = {S->rows, SPMV_SELL_DIRECT(S) ? NULL : S->perm, alpha, beta, y};
-    for (int32_t k = c0; k < c1; k++) sell_block(S, &o, K, k, 0, x);
+    if (S->val8)
+        for (int32_t k = c0; k < c1; k++) sell_block(S, &o, K, k, 0, x, 1);
+    else
+        for (int32_t k = c0; k < c1; k++) sell_block(S, &o, K, k, 0, x, 0);
 }
 
 static void sell_sve_c1(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
@@ -165,25 +176,34 @@ static void sell_sve_c8(const spmv_sell *S, int32_t c0, int32_t c1, double alpha
 }
 
 /* Any C = m*VL: blocks of 8 vectors, then at most one block each of 4, 2 and 1 vectors. */
-static void sell_sve_cm(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
-                        double *y)
+static inline __attribute__((always_inline)) void sell_sve_m(const spmv_sell *S, int32_t c0, int32_t c1, double alpha,
+                                                            const double *x, double beta, double *y, const int VI)
 {
     const int64_t VL = (int64_t)svcntd();
     const int64_t C = S->C;
     const sell_out o = {S->rows, SPMV_SELL_DIRECT(S) ? NULL : S->perm, alpha, beta, y};
     for (int32_t k = c0; k < c1; k++) {
         int64_t b = 0;
-        for (; b + 8 * VL <= C; b += 8 * VL) sell_block(S, &o, 8, k, b, x);
+        for (; b + 8 * VL <= C; b += 8 * VL) sell_block(S, &o, 8, k, b, x, VI);
         if (b + 4 * VL <= C) {
-            sell_block(S, &o, 4, k, b, x);
+            sell_block(S, &o, 4, k, b, x, VI);
             b += 4 * VL;
         }
         if (b + 2 * VL <= C) {
-            sell_block(S, &o, 2, k, b, x);
+            sell_block(S, &o, 2, k, b, x, VI);
             b += 2 * VL;
         }
-        if (b + VL <= C) sell_block(S, &o, 1, k, b, x);
+        if (b + VL <= C) sell_block(S, &o, 1, k, b, x, VI);
     }
+}
+
+static void sell_sve_cm(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                        double *y)
+{
+    if (S->val8)
+        sell_sve_m(S, c0, c1, alpha, x, beta, y, 1);
+    else
+        sell_sve_m(S, c0, c1, alpha, x, beta, y, 0);
 }
 
 static int accepts_k(const spmv_sell *S, int64_t k) { return S && (int64_t)S->C == k * (int64_t)svcntd(); }
@@ -198,11 +218,11 @@ static int accepts_cm(const spmv_sell *S) { return S && S->C > 0 && S->C % (int3
  * nonzero. With beta != 0, y is read as well (not part of the beta = 0 declaration, see spmv_traffic). */
 #define SELL_SVE_TRAFFIC                                                                                           \
     {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2,                    \
-     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10}
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10, .bytes_per_value_vi = 1}
 /* C/VL accumulators in one set (no unroll along the chunk), VL doubles per vector, hardware gathers (32- or 16-bit
  * indices), run columns by predicated contiguous loads */
 #define SELL_SVE_SHAPE                                                                                             \
-    {.format = SPMV_FORMAT_SELL, .C = 0, .width = 0, .mve = 1, .x = SPMV_X_GATHER, .runs = 1, .idx16 = 1}
+    {.format = SPMV_FORMAT_SELL, .C = 0, .width = 0, .mve = 1, .x = SPMV_X_GATHER, .runs = 1, .idx16 = 1, .vidx = 1}
 
 const spmv_kernel spmv__k_sell_sve_c1 = {.name = "sell-sve-C1xVL", .arch = SPMV_ARCH_SVE, .sell = sell_sve_c1,
                                          .traffic = SELL_SVE_TRAFFIC, .shape = SELL_SVE_SHAPE, .accepts = accepts_c1};

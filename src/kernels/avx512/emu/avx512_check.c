@@ -441,6 +441,7 @@ static void test_crs(void)
 #ifdef SPMV_EMU_WITH_LIBRARY
 /* The kernels on SELL matrices from spmv_sell_from_crs (the library's real layout: alignment, chunk offsets,
  * padding columns) and on CRS from the generators and the shared Matrix Market files (when present). */
+static long n_vidx; /* builds with value indices */
 static void check_library_matrix(const spmv_crs *A, const char *name)
 {
     static const int32_t Cs[] = {8, 16, 32, 64};
@@ -457,14 +458,16 @@ static void check_library_matrix(const spmv_crs *A, const char *name)
                 o.unroll = si == 1 ? 2 : 1;
                 o.permuted = permuted;
                 o.nthreads = 1;
+                o.vidx = (si + permuted) % 2; /* value indices where the matrix qualifies (<= 16 values) */
                 spmv_sell *S = NULL;
                 spmv_status st = spmv_sell_from_crs(A, &o, &S);
                 CHECK(st == SPMV_OK, "%s: spmv_sell_from_crs C=%d: %s", name, o.C, spmv_last_error());
                 if (st != SPMV_OK) continue;
+                n_vidx += S->nvals > 0;
                 const spmv_kernel *K = sell_kernel_for(o.C, 0, 1);
                 CHECK(K->accepts(S), "%s: the library's SELL-%d arrays are refused (alignment)", name, o.C);
-                snprintf(desc, sizeof desc, "library %s SELL-%d-%d unroll=%d %s", name, o.C, o.sigma, o.unroll,
-                         permuted ? "permuted" : "original");
+                snprintf(desc, sizeof desc, "library %s SELL-%d-%d unroll=%d %s vidx=%d (%d values)", name, o.C,
+                         o.sigma, o.unroll, permuted ? "permuted" : "original", o.vidx, S->nvals);
                 check_sell(S, desc);
                 spmv_sell_free(S);
             }
@@ -509,7 +512,8 @@ static void test_library(void)
         spmv_crs_free(A);
         n++;
     }
-    printf("library-built matrices: 2 generated, %d shared files\n", n);
+    printf("library-built matrices: 2 generated, %d shared files; %ld builds with value indices\n", n, n_vidx);
+    CHECK(n_vidx >= 24, "value indices in %ld builds: want the 24 of hpcg and laplace2d at least", n_vidx);
 }
 #endif
 

@@ -188,6 +188,27 @@ static inline __m128i _mm_load_si128(const __m128i *p)
     spmv_emu_align(p, 16, "_mm_load_si128");
     return *p;
 }
+typedef struct { int64_t q[8]; } __m512i;
+static inline __m128i _mm_loadl_epi64(const __m128i *p)
+{
+    __m128i r = {{0}};
+    const uint8_t *b = (const uint8_t *)p;
+    for (int l = 0; l < 4; l++) r.h[l] = (uint16_t)(b[2 * l] | b[2 * l + 1] << 8); /* little-endian, as x86 */
+    return r;
+}
+static inline __m512i _mm512_cvtepu8_epi64(__m128i a)
+{
+    __m512i r;
+    for (int l = 0; l < 8; l++) r.q[l] = (int64_t)(a.h[l / 2] >> (8 * (l % 2)) & 0xFF);
+    return r;
+}
+/* lane l: idx bits 0-2 select the element, bit 3 the table (a or b); the higher bits are ignored, as vpermt2pd */
+static inline __m512d _mm512_permutex2var_pd(__m512d a, __m512i idx, __m512d b)
+{
+    __m512d r;
+    for (int l = 0; l < 8; l++) r.d[l] = idx.q[l] & 8 ? b.d[idx.q[l] & 7] : a.d[idx.q[l] & 7];
+    return r;
+}
 static inline __m256i _mm256_cvtepu16_epi32(__m128i a)
 {
     __m256i r;
