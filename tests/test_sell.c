@@ -329,12 +329,12 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
         CHK(S->nidx16 == n16);
     }
 
-    /* value indices: on exactly when asked for (1, or auto where the chunks' values take 16 MiB or more) and the
+    /* value indices: on exactly when asked for (1, or auto where the chunks' values take 2 MiB or more) and the
      * chunks' values (A's, and 0.0 where there is padding) are at most 16 distinct bit patterns; then val8 maps
      * every stored position to its value bit for bit, the table holds distinct values and zeros past nvals */
     {
         const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->nlong > 0 ? S->longptr[S->nlong] : 0;
-        const int wantv = o->vidx > 0 || (o->vidx < 0 && cst * 8 >= ((int64_t)16 << 20));
+        const int wantv = o->vidx > 0 || (o->vidx < 0 && cst * 8 >= ((int64_t)2 << 20));
         const int32_t nd = distinct_values(A, cst > A->nnz - lnnz);
         if (wantv && cst > 0 && nd <= SPMV_VTAB_MAX) {
             CHK(S->nvals == nd && S->val8 != NULL && S->vtab != NULL);
@@ -1093,6 +1093,20 @@ static void test_value_indices(void)
     CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
     spmv_sell_free(S);
     spmv_crs_free(A);
+
+    /* auto (-1): from 2^18 = 262 144 stored entries (2 MiB of values): SELL-8-1 of laplace2d 256^2 stores
+     * 8 x 32 chunks x (254 x 5 + 2 x 4) = 327 168 (padding in the boundary rows: 0.0, 4, -1), of 200^2 199 600 */
+    for (int big = 0; big <= 1; big++) {
+        CU_ASSERT_FATAL(spmv_gen_laplace2d(big ? 256 : 200, big ? 256 : 200, &A) == SPMV_OK);
+        o = spmv_sell_opts_default();
+        o.C = 8;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        CU_ASSERT(S->stored == (big ? 327168 : 199600));
+        CU_ASSERT(big ? S->nvals == 3 && S->val8 != NULL : S->nvals == 0 && S->val8 == NULL);
+        CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
+        spmv_sell_free(S);
+        spmv_crs_free(A);
+    }
 
     /* new values (spmv_sell_update_values): a table of the new values while they fit, none after */
     CU_ASSERT_FATAL(spmv_gen_laplace2d(9, 7, &A) == SPMV_OK);

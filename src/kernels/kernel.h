@@ -131,10 +131,14 @@ static inline int spmv__sell_idx16_wanted(int opt, int64_t stored)
 }
 
 /* Value indices (spmv_sell_opts.vidx = opt) looked for in a SELL matrix of `stored` chunk entries: the environment
- * variable SPMV_VIDX (1 on, 0 off; for measurements), else on (1), off (0), or auto (-1): as the 16-bit indices, where
- * the stored values take SPMV_PREFETCH_BYTES or more (memory-bound). Whether the matrix qualifies (at most
- * SPMV_VTAB_MAX distinct values) is the conversion's scan. */
+ * variable SPMV_VIDX (1 on, 0 off; for measurements), else on (1), off (0), or auto (-1): from SPMV_VIDX_AUTO_ENTRIES
+ * stored entries (2 MiB of values: beyond a core's L2 on current x86 cores). Intel Xeon VM, AVX-512, SELL-32-1,
+ * medians of 3 interleaved, Gflop/s at 1 / 2 threads, plain -> value indices: HPCG 32^3 (7 MB of values)
+ * 5.2 / 10.2 -> 12.9 / 23.4; HPCG 16^3 (0.9 MB, in L2) 11.9 / 18.1 -> 11.8 / 17.9 (SELL-8-1 10.7 / 18.5 -> 9.7 / 14.8:
+ * in L2 the lookup costs more than the bytes save). Whether the matrix qualifies (at most SPMV_VTAB_MAX distinct
+ * values) is the conversion's scan. */
 #define SPMV_VIDX_ENV "SPMV_VIDX"
+#define SPMV_VIDX_AUTO_ENTRIES ((int64_t)1 << 18)
 int spmv__sell_vidx_wanted(int opt, int64_t stored);
 
 /* Environment variable that forces non-temporal stores of y on (SPMV_SELL_NT=1) or off (0) for SELL matrices whose

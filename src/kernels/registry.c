@@ -150,7 +150,7 @@ int spmv__sell_vidx_wanted(int opt, int64_t stored)
 {
     const char *e = getenv(SPMV_VIDX_ENV);
     if (e && *e) return *e != '0';
-    return spmv__sell_idx16_wanted(opt, stored);
+    return opt > 0 || (opt < 0 && stored >= SPMV_VIDX_AUTO_ENTRIES);
 }
 
 int spmv__sell_nt_requested(const spmv_sell *S)
