@@ -585,7 +585,7 @@ typedef struct spmv_matrix_info {
     spmv_format format;  /**< SPMV_FORMAT_CRS or SPMV_FORMAT_SELL */
     int32_t C, sigma;    /**< SELL parameters (0 for CRS) */
     int rcm, permuted;   /**< RCM applied; vectors in the permuted order (spmv_matrix_permuted) */
-    int runs, idx16;     /**< the SELL matrix has run columns / 16-bit indices */
+    int runs, idx16, vidx; /**< the SELL matrix has run columns / 16-bit indices / value indices */
     int32_t nthreads;    /**< parts of the thread partition */
     int64_t stored;      /**< stored entries (nnz for CRS) */
     double bytes;        /**< reserved (0) */

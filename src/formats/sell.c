@@ -515,44 +515,174 @@ static int64_t sell_compress_chunk(spmv_sell *S, int32_t k)
     return p1 - p0;
 }
 
-/* Value indices (spmv_sell_opts.vidx): the distinct values (bit patterns, so -0.0, 0.0 and NaN payloads stay apart)
- * of A's nonzeros, and 0.0 when `padding`, into tab (length SPMV_VTAB_MAX) in order of first appearance; returns
- * their number, or 0 when there are more than SPMV_VTAB_MAX. All of A's values are scanned (the rows of a CRS part
- * too: a table never misses a chunk's value). One pass, stopping at the 17th value: random values stop at once. */
-static int32_t sell_value_table(const spmv_crs *A, int padding, double *tab)
+/* Value indices (spmv_sell_opts.vidx). The values are compared as bit patterns (so -0.0, 0.0 and NaN payloads stay
+ * apart), first against the two most recent distinct values (a stencil's or an FEM matrix's coefficients come in
+ * runs; a pattern matrix has one value), else by a search of the table. */
+
+/* 1 when val[0, n) holds at most SPMV_VTAB_MAX distinct values: the conversion's cheap test on A's first entries
+ * before it allocates the indices (random values fail it at the 17th entry) */
+static int vi_few_values(const double *val, int64_t n)
 {
-    uint64_t bits[SPMV_VTAB_MAX], last = 0;
-    int32_t n = 0;
-    if (padding) bits[n] = 0, tab[n++] = 0.0;
-    for (int64_t e = 0; e < A->nnz; e++) {
+    uint64_t bits[SPMV_VTAB_MAX], t0 = 0;
+    int32_t nn = 0;
+    for (int64_t e = 0; e < n; e++) {
         uint64_t b;
-        memcpy(&b, A->val + e, sizeof b);
-        if (n > 0 && b == last) continue; /* runs of one value (pattern matrices, stencil diagonals) */
+        memcpy(&b, val + e, sizeof b);
+        if (nn > 0 && b == t0) continue;
         int32_t i = 0;
-        while (i < n && bits[i] != b) i++;
-        if (i == n) {
-            if (n == SPMV_VTAB_MAX) return 0;
-            bits[n] = b, tab[n++] = A->val[e];
+        while (i < nn && bits[i] != b) i++;
+        if (i == nn) {
+            if (nn == SPMV_VTAB_MAX) return 0;
+            bits[nn++] = b;
         }
-        last = b;
+        t0 = b;
     }
-    return n;
+    return 1;
 }
 
-/* val8 of chunk k: the table index of each stored value (every one is in the table: sell_value_table) */
-static void sell_vidx_chunk(spmv_sell *S, int32_t k)
-{
+/* A part's table: its chunks' distinct values in order of first appearance. */
+typedef struct vi_table {
     uint64_t bits[SPMV_VTAB_MAX];
-    memcpy(bits, S->vtab, sizeof bits);
-    uint8_t last = 0;
-    for (int64_t p = S->chunkptr[k]; p < S->chunkptr[k + 1]; p++) {
+    int32_t n;
+} vi_table;
+
+/* val8 of chunk k as indices into T (grown); 0 when a value beyond SPMV_VTAB_MAX appears. S's fields in locals: the
+ * byte stores may alias anything, and the compiler would reload them per entry. */
+static int vi_chunk(spmv_sell *S, int32_t k, vi_table *T)
+{
+    const double *val = S->val;
+    uint8_t *v8 = S->val8;
+    uint64_t *bits = T->bits;
+    int32_t n = T->n;
+    const int64_t p1 = S->chunkptr[k + 1];
+    uint64_t t0 = 0, t1 = 0;
+    uint8_t i0 = 0, i1 = 0; /* the two most recent values and their indices */
+    int have = 0;
+    for (int64_t p = S->chunkptr[k]; p < p1; p++) {
         uint64_t b;
-        memcpy(&b, S->val + p, sizeof b);
-        uint8_t i = last;
-        if (bits[i] != b)
-            for (i = 0; i < S->nvals - 1 && bits[i] != b; i++) {}
-        S->val8[p] = last = i;
+        memcpy(&b, val + p, sizeof b);
+        uint8_t i;
+        if (have && b == t0) i = i0;
+        else if (have && b == t1) i = i1, t1 = t0, i1 = i0, t0 = b, i0 = i;
+        else {
+            int32_t j = 0;
+            while (j < n && bits[j] != b) j++;
+            if (j == n) {
+                if (n == SPMV_VTAB_MAX) return 0;
+                bits[n++] = b;
+            }
+            i = (uint8_t)j;
+            if (have) t1 = t0, i1 = i0;
+            else t1 = b, i1 = i; /* the first value: both slots */
+            t0 = b, i0 = i, have = 1;
+        }
+        v8[p] = i;
     }
+    T->n = n;
+    return 1;
+}
+
+/* Per-part tables of the value indices: okp[t] = 0 when part t's chunks hold more than SPMV_VTAB_MAX values. */
+typedef struct vi_parts {
+    vi_table *pt;
+    uint8_t *map;  /* SPMV_VTAB_MAX per part: part index -> merged index */
+    int32_t *okp;
+} vi_parts;
+
+static void vi_parts_free(vi_parts *V)
+{
+    spmv__free(V->pt), spmv__free(V->map), spmv__free(V->okp);
+    V->pt = NULL, V->map = NULL, V->okp = NULL;
+}
+static int vi_parts_init(vi_parts *V, int32_t np)
+{
+    V->pt = spmv__malloc((size_t)np * sizeof *V->pt);
+    V->map = spmv__malloc((size_t)np * SPMV_VTAB_MAX);
+    V->okp = spmv__malloc((size_t)np * sizeof *V->okp);
+    if (!V->pt || !V->map || !V->okp) {
+        vi_parts_free(V);
+        return -1;
+    }
+    for (int32_t t = 0; t < np; t++) V->pt[t].n = 0, V->okp[t] = 1;
+    return 0;
+}
+
+/* The indices of chunk k of part t, by the part's table (the conversion calls it right after filling the chunk, while
+ * its values are in the cache) */
+static inline void vi_part_chunk(spmv_sell *S, vi_parts *V, int32_t t, int32_t k)
+{
+    if (V->okp[t]) V->okp[t] = vi_chunk(S, k, &V->pt[t]);
+}
+
+/* Merge the part tables in part order into S->vtab (S->nvals) and renumber each part's indices to it, on the
+ * threads that first-touched the parts. 1: done; 0: more than SPMV_VTAB_MAX values in all (val8 unusable). */
+static int vi_merge(spmv_sell *S, vi_parts *V)
+{
+    const int32_t np = S->nparts;
+    uint64_t bits[SPMV_VTAB_MAX];
+    int32_t n = 0;
+    for (int32_t t = 0; t < np; t++) {
+        if (!V->okp[t]) return 0;
+        for (int32_t j = 0; j < V->pt[t].n; j++) {
+            int32_t i = 0;
+            while (i < n && bits[i] != V->pt[t].bits[j]) i++;
+            if (i == n) {
+                if (n == SPMV_VTAB_MAX) return 0;
+                bits[n++] = V->pt[t].bits[j];
+            }
+            V->map[(size_t)t * SPMV_VTAB_MAX + j] = (uint8_t)i;
+        }
+    }
+    memset(S->vtab, 0, SPMV_VTAB_MAX * sizeof *S->vtab);
+    memcpy(S->vtab, bits, (size_t)n * sizeof *bits);
+    S->nvals = n;
+#pragma omp parallel num_threads(np) if (np > 1 && S->chunkptr[S->nchunks] >= SELL_PARALLEL_MIN)
+    {
+#ifdef _OPENMP
+        const int32_t t0 = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+        const int32_t t0 = 0, nt = 1;
+#endif
+        for (int32_t t = t0; t < np; t += nt) {
+            const uint8_t *m = V->map + (size_t)t * SPMV_VTAB_MAX;
+            int identity = 1;
+            for (int32_t j = 0; j < V->pt[t].n; j++) identity &= m[j] == j;
+            uint8_t *v8 = S->val8;
+            const int64_t p1 = S->chunkptr[S->part[t + 1]];
+            if (!identity)
+                for (int64_t p = S->chunkptr[S->part[t]]; p < p1; p++) v8[p] = m[v8[p]];
+        }
+    }
+    return 1;
+}
+
+/* The value indices of every chunk again (spmv_sell_update_values; S->val8 allocated): 1 done, 0 too many values,
+ * -1 out of memory */
+static int vi_build(spmv_sell *S)
+{
+    vi_parts V;
+    if (vi_parts_init(&V, S->nparts)) return -1;
+    const int32_t np = S->nparts;
+#pragma omp parallel num_threads(np) if (np > 1 && S->chunkptr[S->nchunks] >= SELL_PARALLEL_MIN)
+    {
+#ifdef _OPENMP
+        const int32_t t0 = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+        const int32_t t0 = 0, nt = 1;
+#endif
+        for (int32_t t = t0; t < np; t += nt)
+            for (int32_t k = S->part[t]; k < S->part[t + 1]; k++) vi_part_chunk(S, &V, t, k);
+    }
+    const int ok = vi_merge(S, &V);
+    vi_parts_free(&V);
+    return ok;
+}
+
+/* Drop the value indices (the kernels read val) */
+static void vi_drop(spmv_sell *S)
+{
+    spmv__free(S->val8), spmv__free(S->vtab);
+    S->val8 = NULL, S->vtab = NULL, S->nvals = 0;
 }
 
 /* Share of A's nonzeros that run columns of threshold T would hold in SELL-C-1 (rows in their own order), from up to
@@ -883,6 +1013,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     spmv_crs Bp = {0}; /* the permuted rows (build_permuted), when made */
     int64_t *roff = NULL; /* pass 1's runs for pass 2: chunk k's at [roff[k], roff[k + 1]) of tkey/tmask */
     int32_t *tkey = NULL;
+    vi_parts vip = {0}; /* value indices: the part tables */
     uint8_t *tmask = NULL;
     uint8_t *mark = NULL; /* mark[original row] = 1: the row goes to the CRS part */
     int32_t *cmap = NULL;
@@ -1156,10 +1287,11 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the value table", fn);
             goto fail;
         }
-        S->nvals = sell_value_table(A, cstored > A->nnz - longnnz, S->vtab);
-        if (S->nvals > 0) S->val8 = spmv__malloc((size_t)cstored);
-        if (S->nvals == 0) spmv__free(S->vtab), S->vtab = NULL;
-        else if (!S->val8) {
+        /* A's first 4096 values decide whether the indices are worth allocating; vi_build decides */
+        if (vi_few_values(A->val, A->nnz < 4096 ? A->nnz : 4096)) S->val8 = spmv__malloc((size_t)cstored);
+        else spmv__free(S->vtab), S->vtab = NULL;
+        if (S->val8 && vi_parts_init(&vip, S->nparts)) spmv__free(S->val8), S->val8 = NULL;
+        if (S->vtab && !S->val8) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the value indices of %lld stored entries", fn,
                              (long long)cstored);
             goto fail;
@@ -1216,7 +1348,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                         chunk_runs(C, T, &sc);
                     sell_fill_chunk(S, &sc, k);
                     if (S->colbase) n16 += sell_compress_chunk(S, k);
-                    if (S->val8) sell_vidx_chunk(S, k);
+                    if (S->val8) vi_part_chunk(S, &vip, t, k);
                 }
                 if (nlong > 0) long_fill(S, src, rowmap, cmap, t, tmp);
             }
@@ -1230,6 +1362,8 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         }
         S->nidx16 = n16;
     }
+    if (S->val8 && !vi_merge(S, &vip)) vi_drop(S); /* value indices: more than 16 values after all */
+    vi_parts_free(&vip);
     spmv__free(tkey), spmv__free(tmask), spmv__free(roff);
     tkey = NULL, tmask = NULL, roff = NULL;
     free_permuted(&Bp);
@@ -1246,6 +1380,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     return SPMV_OK;
 
 fail:
+    vi_parts_free(&vip);
     spmv__free(tkey), spmv__free(tmask), spmv__free(roff);
     free_permuted(&Bp);
     spmv__free(keys);
@@ -1342,24 +1477,6 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
     return SPMV_OK;
 }
 
-/* Value indices after new values (spmv_sell_update_values): the table and every chunk's indices again from A's
- * values; when they no longer fit the table the matrix drops its value indices (the kernels read val again). */
-static void sell_vidx_refresh(spmv_sell *S, const spmv_crs *A)
-{
-    const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->nlong > 0 ? S->longptr[S->nlong] : 0;
-    double tab[SPMV_VTAB_MAX] = {0};
-    const int32_t n = sell_value_table(A, cst > A->nnz - lnnz, tab);
-    if (n == 0) {
-        spmv__free(S->val8), spmv__free(S->vtab);
-        S->val8 = NULL, S->vtab = NULL, S->nvals = 0;
-        return;
-    }
-    memcpy(S->vtab, tab, sizeof tab);
-    S->nvals = n;
-#pragma omp parallel for schedule(static) if (cst >= SELL_PARALLEL_MIN)
-    for (int32_t k = 0; k < S->nchunks; k++) sell_vidx_chunk(S, k);
-}
-
 /* New values, same pattern (spmv_sell_update_values): every stored entry of permuted row i finds its column in A's
  * row (sorted: binary search); the whole pattern is checked before a value changes. */
 spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
@@ -1411,7 +1528,9 @@ spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
     if (bad_row < 0) {
 #pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
         for (int64_t e = 0; e < S->nnz; e++) *pos_val(S, pos[e]) = A->val[src[e]];
-        if (S->val8) sell_vidx_refresh(S, A);
+        /* value indices: again from the new values, or none when they no longer fit the table (out of memory
+         * for the part tables: none either -- the kernels read val, the result is the same) */
+        if (S->val8 && vi_build(S) != 1) vi_drop(S);
     }
     spmv__free(first);
     spmv__free(pos);

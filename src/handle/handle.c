@@ -63,7 +63,7 @@ static void info_crs(spmv_matrix *M, const char *reason)
     i->format = SPMV_FORMAT_CRS;
     i->C = i->sigma = 0;
     i->rcm = i->permuted = 0;
-    i->runs = i->idx16 = 0;
+    i->runs = i->idx16 = i->vidx = 0;
     i->nthreads = M->A->nparts;
     i->stored = M->A->nnz;
     i->bytes = 0;
@@ -201,7 +201,8 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
     int64_t stored = 0;
     if ((st = spmv_tune_stored(A, o.C, o.sigma, 1, NULL, &stored))) return st;
     const double crs_bytes = (double)A->nnz * 12.0 + 8.0 * (A->rows + 1.0);
-    const double sell_bytes = (double)stored * 14.0 + 16.0 * A->rows; /* values, 32- and 16-bit indices, perm */
+    const double sell_bytes = (double)stored * 15.0 + 16.0 * A->rows; /* values, 32- and 16-bit indices, value
+                                                                         indices, perm */
     const double budget = h->memory_budget > 0 ? (double)h->memory_budget : 2.0 * crs_bytes;
     if (sell_bytes > budget) {
         snprintf(why, sizeof why, "CRS: SELL-%d-%d would take %.0f MB (%lld stored entries for %lld nonzeros), above "
@@ -282,6 +283,7 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
     i->permuted = S->permuted;
     i->runs = S->nruns > 0;
     i->idx16 = S->nidx16 > 0;
+    i->vidx = S->nvals > 0;
     i->nthreads = S->nparts;
     i->stored = S->stored;
     snprintf(i->kernel, sizeof i->kernel, "%s", spmv_sell_kernel_name(S));
