@@ -515,6 +515,17 @@ static int64_t sell_compress_chunk(spmv_sell *S, int32_t k)
     return p1 - p0;
 }
 
+/* Inside a parallel region over the parts of the thread partition: this thread takes parts t0, t0 + nt, ... (the
+ * conversion's pass 2 first-touches them so, and the passes over the value indices follow it). */
+static inline void part_cycle(int32_t *t0, int32_t *nt)
+{
+#ifdef _OPENMP
+    *t0 = omp_get_thread_num(), *nt = omp_get_num_threads();
+#else
+    *t0 = 0, *nt = 1;
+#endif
+}
+
 /* Value indices (spmv_sell_opts.vidx). The values are compared as bit patterns (so -0.0, 0.0 and NaN payloads stay
  * apart), first against the two most recent distinct values (a stencil's or an FEM matrix's coefficients come in
  * runs; a pattern matrix has one value), else by a search of the table. */
@@ -638,11 +649,8 @@ static int vi_merge(spmv_sell *S, vi_parts *V)
     S->nvals = n;
 #pragma omp parallel num_threads(np) if (np > 1 && S->chunkptr[S->nchunks] >= SELL_PARALLEL_MIN)
     {
-#ifdef _OPENMP
-        const int32_t t0 = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-        const int32_t t0 = 0, nt = 1;
-#endif
+        int32_t t0, nt;
+        part_cycle(&t0, &nt);
         for (int32_t t = t0; t < np; t += nt) {
             const uint8_t *m = V->map + (size_t)t * SPMV_VTAB_MAX;
             int identity = 1;
@@ -665,11 +673,8 @@ static int vi_build(spmv_sell *S)
     const int32_t np = S->nparts;
 #pragma omp parallel num_threads(np) if (np > 1 && S->chunkptr[S->nchunks] >= SELL_PARALLEL_MIN)
     {
-#ifdef _OPENMP
-        const int32_t t0 = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-        const int32_t t0 = 0, nt = 1;
-#endif
+        int32_t t0, nt;
+        part_cycle(&t0, &nt);
         for (int32_t t = t0; t < np; t += nt)
             for (int32_t k = S->part[t]; k < S->part[t + 1]; k++) vi_part_chunk(S, &V, t, k);
     }
@@ -1328,11 +1333,8 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
 #pragma omp parallel num_threads(nparts) if (nparts > 1 && S->stored >= SELL_PARALLEL_MIN) reduction(| : failed) \
     reduction(+ : n16)
         {
-#ifdef _OPENMP
-            int32_t t0 = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-            int32_t t0 = 0, nt = 1;
-#endif
+            int32_t t0, nt;
+            part_cycle(&t0, &nt);
             chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed */
             colval *tmp = NULL;
             const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;

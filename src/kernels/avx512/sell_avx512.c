@@ -117,6 +117,22 @@ SPMV_AVX512_INLINE void sell_prefetch_idx(const int32_t *c)
     _mm_prefetch((const char *)spmv__addr(c, SELL_AVX512_PF * sizeof(int32_t)), _MM_HINT_T1);
 }
 
+/* 1 under AddressSanitizer (clang's sanitizer and fuzz builds of CI): see SELL_AVX512_SPLIT; and there the kernels
+ * read the plain values even where the matrix has value indices (the same doubles: the same result), as the
+ * value-index loops double the unrolled code: clang's instrumentation of this file took 14 minutes with them. The
+ * value-index logic runs under the sanitizers in the emulated check (avx512_emu), the indices' layout in
+ * test_sell. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SELL_AVX512_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SELL_AVX512_ASAN 1
+#endif
+#endif
+#ifndef SELL_AVX512_ASAN
+#define SELL_AVX512_ASAN 0
+#endif
+
 /* Value indices (spmv_sell.val8, CSR-VI): 8 values from 8 one-byte indices into the 16-entry table t0:t1 (vpmovzxbq,
  * vpermt2pd): 1 byte read per entry instead of 8, the same doubles. The index stream is prefetched as the values
  * are, 4 KiB ahead (4096 entries: a value prefetch 512 entries ahead would sit in the same line). */
@@ -337,21 +353,17 @@ SPMV_AVX512_INLINE void sell_paths(const spmv_sell *S, int32_t c0, int32_t c1, d
  * value: three paths, each with its prefetch branches. clang's ASan + UBSan instrumentation of the six specialized
  * paths took over 12 minutes for this file (40 s before the prefetch paths doubled them), and the sanitizer and fuzz
  * legs of CI compile it; every path still runs under the sanitizers. */
-#if defined(__SANITIZE_ADDRESS__)
+#if SELL_AVX512_ASAN
 #define SELL_AVX512_SPLIT static __attribute__((noinline))
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SELL_AVX512_SPLIT static __attribute__((noinline))
-#endif
-#endif
-#ifndef SELL_AVX512_SPLIT
+#else
 #define SELL_AVX512_SPLIT SPMV_AVX512_INLINE
 #endif
 #define SELL_AVX512_PATHS(FN, CC, XC)                                                                              \
     SELL_AVX512_SPLIT void FN(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x,          \
                               double beta, double *y, int nt, int pf, int vi)                                     \
     {                                                                                                              \
-        sell_paths(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, nt, XC, pf, vi);                   \
+        sell_paths(S, c0, c1, alpha, x, beta, y, CC, SELL_AVX512_UNROLL_C##CC, nt, XC, pf,                        \
+                   SELL_AVX512_ASAN ? 0 : vi);                                                                     \
     }
 
 /* streaming stores need 64-byte aligned y (then every chunk's y block is aligned: C*8 bytes, C >= 8); nt_ok:
