@@ -294,7 +294,11 @@ typedef struct spmv_sell_opts {
                          values (spmv_sell.nvals = 0). -1 = auto (default: on where it qualifies and the stored values
                          take 2 MiB or more, i.e. beyond a core's L2: HPCG 32^3, 7 MB of values, 2.5x faster on the
                          Intel Xeon VM; in L2 the table lookup costs up to 20 %), 0 = off, 1 = on where it
-                         qualifies. Costs 1 byte per stored entry and one scan of A's values. */
+                         qualifies (the environment variable SPMV_VIDX=1|0 overrides all three). Costs 1 byte per
+                         stored entry and a pass over the chunks' values while they are built; the indices are not
+                         allocated when A's first 4096 values (the long rows of a CRS part included) already hold
+                         more than 16 distinct ones. With -1, a failed allocation of the indices builds the matrix
+                         without them; with 1 it is SPMV_ERR_NOMEM. */
     int xaccess;      /**< how the kernel fetches x for gather columns: SPMV_X_AUTO (default: the family's choice
                          for this CPU, measured once per process), SPMV_X_GATHER (hardware gather) or SPMV_X_EMUL
                          (scalar loads and inserts). The environment variable SPMV_XACCESS=gather|emul overrides. A
@@ -483,8 +487,9 @@ SPMV_API spmv_status spmv_sell_mv_dot(const spmv_sell *S, double alpha, const do
  * matrix every time step). A must have exactly the pattern S was built from (same rows, cols, row offsets and
  * columns, in the original order); this is checked, and on a mismatch S is left unchanged and the message names
  * the first differing row. A matrix with value indices (spmv_sell.nvals > 0) gets its table and indices from the new
- * values, or drops them (nvals = 0, the kernels read val) when the new values take more than SPMV_VTAB_MAX
- * distinct doubles; a matrix built without them stays without. Errors: SPMV_ERR_ARG. */
+ * values, or drops them for good (nvals = 0, the kernels read val) when the new values take more than SPMV_VTAB_MAX
+ * distinct doubles or memory for the rebuild runs out; a matrix built without them stays without. Errors:
+ * SPMV_ERR_ARG. */
 SPMV_API spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A);
 
 /** Name of the kernel the multiply runs, e.g. "crs-ref", "sell-ref", "sell-avx512-C32". Never NULL. */

@@ -647,7 +647,7 @@ static int vi_merge(spmv_sell *S, vi_parts *V)
     memset(S->vtab, 0, SPMV_VTAB_MAX * sizeof *S->vtab);
     memcpy(S->vtab, bits, (size_t)n * sizeof *bits);
     S->nvals = n;
-#pragma omp parallel num_threads(np) if (np > 1 && S->chunkptr[S->nchunks] >= SELL_PARALLEL_MIN)
+#pragma omp parallel num_threads(np) if (np > 1 && S->stored >= SELL_PARALLEL_MIN) /* as pass 2 */
     {
         int32_t t0, nt;
         part_cycle(&t0, &nt);
@@ -671,7 +671,7 @@ static int vi_build(spmv_sell *S)
     vi_parts V;
     if (vi_parts_init(&V, S->nparts)) return -1;
     const int32_t np = S->nparts;
-#pragma omp parallel num_threads(np) if (np > 1 && S->chunkptr[S->nchunks] >= SELL_PARALLEL_MIN)
+#pragma omp parallel num_threads(np) if (np > 1 && S->stored >= SELL_PARALLEL_MIN) /* as pass 2 */
     {
         int32_t t0, nt;
         part_cycle(&t0, &nt);
@@ -1296,6 +1296,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         if (vi_few_values(A->val, A->nnz < 4096 ? A->nnz : 4096)) S->val8 = spmv__malloc((size_t)cstored);
         else spmv__free(S->vtab), S->vtab = NULL;
         if (S->val8 && vi_parts_init(&vip, S->nparts)) spmv__free(S->val8), S->val8 = NULL;
+        if (S->vtab && !S->val8 && opts->vidx != 1) spmv__free(S->vtab), S->vtab = NULL; /* auto: go without */
         if (S->vtab && !S->val8) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the value indices of %lld stored entries", fn,
                              (long long)cstored);

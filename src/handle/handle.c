@@ -324,7 +324,10 @@ spmv_status spmv_matrix_update_values(spmv_matrix *M, const double *val)
     else if (!val && !M->borrowed)
         return spmv__error(SPMV_ERR_ARG, "%s: val is NULL (only a borrowed matrix takes NULL: its values were "
                                          "changed in place)", fn);
-    return M->S ? spmv_sell_update_values(M->S, A) : SPMV_OK;
+    if (!M->S) return SPMV_OK;
+    const spmv_status st = spmv_sell_update_values(M->S, A);
+    M->info.vidx = M->S->nvals > 0; /* new values may no longer fit the value table */
+    return st;
 }
 
 int spmv_matrix_permuted(const spmv_matrix *M) { return M && M->S && M->S->permuted; }

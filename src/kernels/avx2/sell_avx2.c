@@ -27,8 +27,8 @@
 /* Under AddressSanitizer (the sanitizer and fuzz legs of CI compile this file with clang) the kernels read the
  * plain values even where the matrix has value indices (the same doubles: the same result): the value-index loops
  * double the fully unrolled code, and clang's instrumentation of this file took 5 minutes instead of 2.5 with them
- * (14 instead of about 5 for the AVX-512 file). The indices' layout is checked under the sanitizers by test_sell and
- * the AVX-512 value-index logic by the emulated check (avx512_emu). */
+ * (14 for the AVX-512 file). They declare no value indices then (shape.vidx = 0). The indices' layout is checked
+ * under the sanitizers by test_sell and the AVX-512 value-index logic by the emulated check (avx512_emu). */
 #if defined(__SANITIZE_ADDRESS__)
 #define SELL_AVX2_ASAN 1
 #elif defined(__has_feature)
@@ -271,7 +271,8 @@ static int sell_avx2_aligned(const spmv_sell *S)
  * 8 with non-temporal stores --, 12 per chunk; 1 byte instead of 8 per value with value indices). */
 #define SELL_AVX2_TRAFFIC(ROW)                                                                                     \
     {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
-     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10, .bytes_per_value_vi = 1}
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10,                        \
+     .bytes_per_value_vi = SELL_AVX2_ASAN ? 0 : 1}
 
 /* The body of the kernels of chunk height CC and x access XN, with and without non-temporal stores (nt a run-time
  * value: one compiled body for both, so that the file's specialized loops do not double; the store's branch is
@@ -299,7 +300,7 @@ static int sell_avx2_aligned(const spmv_sell *S)
         .name = "sell-avx2-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX2, .sell = sell_avx2_##XN##NTN##_c##CC,       \
         .traffic = SELL_AVX2_TRAFFIC(NT ? 8 : 16),                                                                 \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 4, .mve = SELL_AVX2_UNROLL_C##CC, .x = XS,        \
-                  .runs = 1, .idx16 = 1, .vidx = 1},                                                               \
+                  .runs = 1, .idx16 = 1, .vidx = !SELL_AVX2_ASAN},                                                \
         .nt = NT, .accepts = sell_avx2_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX2_DEFINE(CC)                                                                                       \

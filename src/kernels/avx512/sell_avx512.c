@@ -118,11 +118,13 @@ SPMV_AVX512_INLINE void sell_prefetch_idx(const int32_t *c)
 }
 
 /* 1 under AddressSanitizer (clang's sanitizer and fuzz builds of CI): see SELL_AVX512_SPLIT; and there the kernels
- * read the plain values even where the matrix has value indices (the same doubles: the same result), as the
- * value-index loops double the unrolled code: clang's instrumentation of this file took 14 minutes with them. The
- * value-index logic runs under the sanitizers in the emulated check (avx512_emu), the indices' layout in
- * test_sell. */
-#if defined(__SANITIZE_ADDRESS__)
+ * read the plain values even where the matrix has value indices (the same doubles: the same result; they declare
+ * no value indices then, shape.vidx = 0), as the value-index loops double the unrolled code: clang's instrumentation
+ * of this file took 14 minutes with them. The emulated check (avx512_emu, SPMV_AVX512_EMU: nothing force-inlined or
+ * unrolled) keeps them, so the value-index logic runs under the sanitizers there; the indices' layout in test_sell. */
+#if defined(SPMV_AVX512_EMU)
+#define SELL_AVX512_ASAN 0
+#elif defined(__SANITIZE_ADDRESS__)
 #define SELL_AVX512_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -387,7 +389,8 @@ static int sell_avx512_aligned(const spmv_sell *S)
  * the runs). */
 #define SELL_AVX512_TRAFFIC(ROW)                                                                                   \
     {.bytes_per_entry = 12, .bytes_per_row = ROW, .bytes_per_chunk = 12, .flops_per_entry = 2,                   \
-     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10, .bytes_per_value_vi = 1}
+     .bytes_per_run_lane = 8.125, .bytes_per_run = 4, .bytes_per_entry16 = 10,                        \
+     .bytes_per_value_vi = SELL_AVX512_ASAN ? 0 : 1}
 
 /* One kernel: chunk height CC, x access XN (gather | emul), NT (0 | 1). */
 #define SELL_AVX512_KERNEL(CC, XN, XC, XS, NT, NTN, NTS)                                                                \
@@ -413,7 +416,7 @@ static int sell_avx512_aligned(const spmv_sell *S)
         .name = "sell-avx512-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX512,                                        \
         .sell = sell_avx512_##XN##NTN##_c##CC, .traffic = SELL_AVX512_TRAFFIC(NT ? 8 : 16),                        \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 8, .mve = SELL_AVX512_UNROLL_C##CC, .x = XS,       \
-                  .runs = 1, .idx16 = 1, .vidx = 1},                                                               \
+                  .runs = 1, .idx16 = 1, .vidx = !SELL_AVX512_ASAN},                                              \
         .nt = NT, .accepts = sell_avx512_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX512_DEFINE(CC)                                                                                     \
