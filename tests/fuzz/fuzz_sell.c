@@ -176,6 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const int32_t runs[] = {-1, 0, 1, 2, 3, 4, 6, 8, 16, 33, 64, 65};
     o.runs = runs[f2 % 12];
     o.xaccess = (int)((f2 >> 4) % 4);
+    o.vidx = (int)((f2 >> 6) % 3) - 1; /* value indices: auto, off, on */
     static const int32_t lr[] = {-1, -1, 0, 1, 2, 5, 17, 64};
     o.long_rows = lr[f3 % 8];
     o.nthreads = (int)((f3 >> 3) % 6);
