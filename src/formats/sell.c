@@ -530,6 +530,18 @@ static inline void part_cycle(int32_t *t0, int32_t *nt)
  * apart), first against the two most recent distinct values (a stencil's or an FEM matrix's coefficients come in
  * runs; a pattern matrix has one value), else by a search of the table. */
 
+/* The index of b in a table of *n values (b appended when absent); -1 when b is absent and the table is full */
+static inline int32_t vi_index(uint64_t *bits, int32_t *n, uint64_t b)
+{
+    int32_t i = 0;
+    while (i < *n && bits[i] != b) i++;
+    if (i == *n) {
+        if (*n == SPMV_VTAB_MAX) return -1;
+        bits[(*n)++] = b;
+    }
+    return i;
+}
+
 /* 1 when val[0, n) holds at most SPMV_VTAB_MAX distinct values: the conversion's cheap test on A's first entries
  * before it allocates the indices (random values fail it at the 17th entry) */
 static int vi_few_values(const double *val, int64_t n)
@@ -540,12 +552,7 @@ static int vi_few_values(const double *val, int64_t n)
         uint64_t b;
         memcpy(&b, val + e, sizeof b);
         if (nn > 0 && b == t0) continue;
-        int32_t i = 0;
-        while (i < nn && bits[i] != b) i++;
-        if (i == nn) {
-            if (nn == SPMV_VTAB_MAX) return 0;
-            bits[nn++] = b;
-        }
+        if (vi_index(bits, &nn, b) < 0) return 0;
         t0 = b;
     }
     return 1;
@@ -576,12 +583,8 @@ static int vi_chunk(spmv_sell *S, int32_t k, vi_table *T)
         if (have && b == t0) i = i0;
         else if (have && b == t1) i = i1, t1 = t0, i1 = i0, t0 = b, i0 = i;
         else {
-            int32_t j = 0;
-            while (j < n && bits[j] != b) j++;
-            if (j == n) {
-                if (n == SPMV_VTAB_MAX) return 0;
-                bits[n++] = b;
-            }
+            const int32_t j = vi_index(bits, &n, b);
+            if (j < 0) return 0;
             i = (uint8_t)j;
             if (have) t1 = t0, i1 = i0;
             else t1 = b, i1 = i; /* the first value: both slots */
@@ -635,12 +638,8 @@ static int vi_merge(spmv_sell *S, vi_parts *V)
     for (int32_t t = 0; t < np; t++) {
         if (!V->okp[t]) return 0;
         for (int32_t j = 0; j < V->pt[t].n; j++) {
-            int32_t i = 0;
-            while (i < n && bits[i] != V->pt[t].bits[j]) i++;
-            if (i == n) {
-                if (n == SPMV_VTAB_MAX) return 0;
-                bits[n++] = V->pt[t].bits[j];
-            }
+            const int32_t i = vi_index(bits, &n, V->pt[t].bits[j]);
+            if (i < 0) return 0;
             V->map[(size_t)t * SPMV_VTAB_MAX + j] = (uint8_t)i;
         }
     }

@@ -233,30 +233,27 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
 #undef SELL_VAL
 }
 
+/* The three alpha/beta paths for value source VI */
+AVX2_INLINE void sell_modes(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
+                            double *y, const int C, const int U, const int X, const int nt, const int VI)
+{
+    if (beta != 0.0)
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt, VI);
+    else if (alpha != 1.0)
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X, nt, VI);
+    else
+        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X, nt, VI);
+}
+
 AVX2_INLINE void sell_dispatch(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *x, double beta,
                                double *y, const int C, const int U, const int X, const int nt_wanted)
 {
     /* streaming stores need y indexed directly and 32-byte aligned (then every chunk's y block is: C*8 bytes) */
     const int nt = nt_wanted && SPMV_SELL_DIRECT(S) && ((uintptr_t)y & 31) == 0;
-#if !SELL_AVX2_ASAN
-    if (S->val8) { /* value indices: paths of their own */
-        if (beta != 0.0)
-            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt, 1);
-        else if (alpha != 1.0)
-            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X, nt, 1);
-        else
-            sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X, nt, 1);
-        if (nt) _mm_sfence();
-        return;
-    }
-#endif
-    const int vi = 0;
-    if (beta != 0.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_AXPBY, X, nt, vi);
-    else if (alpha != 1.0)
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SCALE, X, nt, vi);
+    if (!SELL_AVX2_ASAN && S->val8) /* value indices: paths of their own (none in the sanitizer build) */
+        sell_modes(S, c0, c1, alpha, x, beta, y, C, U, X, nt, !SELL_AVX2_ASAN);
     else
-        sell_kernel(S, c0, c1, alpha, x, beta, y, C, U, Y_SET, X, nt, vi);
+        sell_modes(S, c0, c1, alpha, x, beta, y, C, U, X, nt, 0);
     if (nt) _mm_sfence(); /* order the weakly-ordered streaming stores before the driver's barrier */
 }
 
