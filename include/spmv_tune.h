@@ -31,6 +31,7 @@ extern "C" {
  *   C: N   sigma: N   rcm: on|off   threads: N (1..4096)             the choice
  *   runs: N   x access: gather|emul                                   kernel variant of the choice (optional;
  *                                                                     runs > 0 only with C <= 64)
+ *   16-bit indices: on|off   value indices: on|off                    compression of the choice (optional)
  *   gflops: X   limit gflops: X   crs gflops: X   conversion: X s   date: TEXT     measurements (optional)
  * Every key at most once per record, all but the optional ones required; '#' in free text is written as a blank.
  * nzr mean is written with 17 significant digits (it reads back exactly), measurements with 6. A record matches
@@ -76,6 +77,11 @@ typedef struct spmv_tune_record {
     int has_variant;     /**< 1: runs and xaccess were recorded (a zeroed record: 0, the library's defaults) */
     int32_t runs;        /**< run-column threshold of the choice (spmv_sell_opts.runs; 0: none), if has_variant */
     int xaccess;         /**< x access of the choice (SPMV_X_GATHER or SPMV_X_EMUL; SPMV_X_AUTO: not recorded) */
+    int has_compression; /**< 1: idx16 and vidx were recorded (a zeroed record: 0, the library's auto for both) */
+    int idx16;           /**< if has_compression: the choice's 16-bit column indices (spmv_sell_opts.idx16): 1 on,
+                            0 off, -1 not recorded (auto) */
+    int vidx;            /**< if has_compression: the choice's value indices (spmv_sell_opts.vidx): 1 on, 0 off,
+                            -1 not recorded (auto) */
 } spmv_tune_record;
 
 /** The database path: $SPMV_TUNE_DB if set (and not "off"), else $XDG_DATA_HOME/spmv/tuning/choices.txt, else
@@ -204,12 +210,15 @@ typedef struct spmv_tune_point {
     int32_t stage;        /**< 0 CRS baseline, 1 C sweep, 2 sigma sweep, 3 RCM, 4 threads, 5 full grid, 6 the final
                              comparison (the choice and CRS at its thread count, timed alternately), 7 a point below
                              half the best built and timed again (noise on a busy machine), before the threads;
-                             8 kernel variants of the best point: run columns off, the other x access */
+                             8 kernel variants of the best point: run columns off, the other x access, value
+                             indices on/off, 16-bit indices on/off */
     int is_crs;           /**< 1: CRS (C, sigma, rcm unused) */
     int32_t C, sigma;
     int rcm;
     int32_t runs;         /**< run-column threshold the matrix was built with (0: none; SELL points) */
     int xaccess;          /**< x access of the built matrix (SPMV_X_GATHER / SPMV_X_EMUL; SELL points) */
+    int idx16;            /**< 1: the built matrix has 16-bit column indices (spmv_sell.nidx16 > 0; SELL points) */
+    int vidx;             /**< 1: the built matrix has value indices (spmv_sell.nvals > 0; SELL points) */
     int32_t nthreads;
     spmv_tune_state state;
     char kernel[48];      /**< kernel name (measured points) */

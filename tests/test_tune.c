@@ -110,6 +110,7 @@ static void test_db_roundtrip(void)
     b.fp.rows = 1000, b.fp.cols = 1000, b.fp.nnz = 5000, b.fp.nzr_min = 5, b.fp.nzr_max = 5, b.fp.nzr_mean = 5;
     b.C = 8, b.sigma = 1, b.rcm = 0, b.nthreads = 1, b.permuted = 1;
     b.has_variant = 1, b.runs = 0, b.xaccess = SPMV_X_EMUL; /* the kernel variant: no run columns, emulated gathers */
+    b.has_compression = 1, b.idx16 = 0, b.vidx = 1;         /* no 16-bit indices, value indices */
     snprintf(b.host.isa, sizeof b.host.isa, "avx2");
     snprintf(b.matrix, sizeof b.matrix, "small # with a hash");
     int found = -1;
@@ -138,6 +139,10 @@ static void test_db_roundtrip(void)
     CU_ASSERT_EQUAL(recs[1].has_variant, 1);
     CU_ASSERT_EQUAL(recs[1].runs, 0);
     CU_ASSERT_EQUAL(recs[1].xaccess, SPMV_X_EMUL);
+    CU_ASSERT_EQUAL(recs[0].has_compression, 0); /* not recorded: read back as not recorded */
+    CU_ASSERT_EQUAL(recs[1].has_compression, 1);
+    CU_ASSERT_EQUAL(recs[1].idx16, 0);
+    CU_ASSERT_EQUAL(recs[1].vidx, 1);
     CU_ASSERT_STRING_EQUAL(recs[1].host.isa, "avx2");
     spmv_tune_db_free(recs);
 
@@ -188,6 +193,10 @@ static void test_db_roundtrip(void)
     bad = a;
     bad.C = 128, bad.has_variant = 1, bad.runs = 8; /* run columns need C <= 64 */
     CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
+    bad = a;
+    bad.has_compression = 1, bad.idx16 = 2, bad.vidx = 0; /* 1 on, 0 off, -1 not recorded */
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "idx16 = 2"));
     CU_ASSERT_EQUAL(spmv_tune_db_store(NULL, &a), SPMV_ERR_ARG);
 }
 
@@ -223,6 +232,17 @@ static void test_db_malformed(void)
         CU_ASSERT_STRING_EQUAL(recs[0].matrix, "m1");
         CU_ASSERT_DOUBLE_EQUAL(recs[0].t_convert, 0.25, 0);
         CU_ASSERT_EQUAL(recs[0].permuted, 0); /* order is optional: original */
+        CU_ASSERT_EQUAL(recs[0].has_compression, 0); /* the compression keys are optional */
+    }
+    spmv_tune_db_free(recs);
+    /* one compression key alone: the other is not recorded (-1: the library's auto) */
+    write_file(p, "choice: m1\n" GOOD_BODY "  value indices: off\n");
+    CU_ASSERT_EQUAL(spmv_tune_db_read(p, &recs, &n), SPMV_OK);
+    CU_ASSERT_EQUAL(n, 1);
+    if (n == 1) {
+        CU_ASSERT_EQUAL(recs[0].has_compression, 1);
+        CU_ASSERT_EQUAL(recs[0].vidx, 0);
+        CU_ASSERT_EQUAL(recs[0].idx16, -1);
     }
     spmv_tune_db_free(recs);
 
@@ -235,6 +255,10 @@ static void test_db_malformed(void)
     expect_parse_error("e7.txt", "choice: m\n  isa: mmx\n", "2: 'isa': 'mmx' is not a kernel family (ref, avx512, avx2, sve)");
     expect_parse_error("e15.txt", "choice: m\n  x access: fast\n", "2: 'x access': 'fast' is not gather or emul");
     expect_parse_error("e16.txt", "choice: m\n  runs: -1\n", "2: 'runs': '-1' is not an integer >= 0");
+    expect_parse_error("e17.txt", "choice: m\n  value indices: yes\n", "2: 'value indices': 'yes' is not on or off");
+    expect_parse_error("e18.txt", "choice: m\n  16-bit indices: 1\n", "2: '16-bit indices': '1' is not on or off");
+    expect_parse_error("e19.txt", "choice: m\n  value indices: on\n  value indices: off\n",
+                       "3: duplicate key 'value indices'");
     expect_parse_error("e8.txt", "choice: m\n  rcm: maybe\n", "2: 'rcm': 'maybe' is not on or off");
     expect_parse_error("e9.txt", "choice: m\n  gflops: fast\n", "2: 'gflops': 'fast' is not a number >= 0");
     expect_parse_error("e13.txt", "choice: m\n  threads: 100000\n",
@@ -671,6 +695,7 @@ static void test_auto_params(void)
     remove(db3);
     spmv_tune_record r3 = record_for(A, 16, 64);
     r3.has_variant = 1, r3.runs = 0, r3.xaccess = SPMV_X_EMUL;
+    r3.has_compression = 1, r3.idx16 = 1, r3.vidx = 0;
     CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db3, &r3), SPMV_OK);
     CU_ASSERT_EQUAL(spmv_wisdom_import(db3, NULL), SPMV_OK);
     o = spmv_sell_opts_default();
@@ -679,11 +704,15 @@ static void test_auto_params(void)
     CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
     CU_ASSERT_EQUAL(o.runs, 0);
     CU_ASSERT_EQUAL(o.xaccess, SPMV_X_EMUL);
+    CU_ASSERT_EQUAL(o.idx16, 1);
+    CU_ASSERT_EQUAL(o.vidx, 0);
     o = spmv_sell_opts_default();
-    o.C = 0, o.sigma = 0, o.runs = 5, o.xaccess = SPMV_X_GATHER; /* given: kept */
+    o.C = 0, o.sigma = 0, o.runs = 5, o.xaccess = SPMV_X_GATHER, o.idx16 = 0, o.vidx = 1; /* given: kept */
     spmv_tune_auto_params(A, &o, &src);
     CU_ASSERT_EQUAL(o.runs, 5);
     CU_ASSERT_EQUAL(o.xaccess, SPMV_X_GATHER);
+    CU_ASSERT_EQUAL(o.idx16, 0);
+    CU_ASSERT_EQUAL(o.vidx, 1);
     spmv_wisdom_forget();
     /* a database that does not parse is not imported (named with its line), nothing changes */
     write_file(db, "choice: x\n  bogus: 1\n");
@@ -866,17 +895,40 @@ static void test_tune_run(void)
      * other x access), never a new C, sigma or RCM */
     CU_ASSERT_EQUAL(r.opts.runs, r.best.runs);
     CU_ASSERT_EQUAL(r.opts.xaccess, r.best.xaccess);
+    CU_ASSERT_EQUAL(r.opts.idx16, r.best.idx16);
+    CU_ASSERT_EQUAL(r.opts.vidx, r.best.vidx);
+    CU_ASSERT_EQUAL(S->nvals > 0, r.best.vidx); /* the matrix returned is the choice */
+    CU_ASSERT_EQUAL(S->nidx16 > 0, r.best.idx16);
+    int vi_on = 0, vi_off = 0, i16_on = 0, i16_off = 0;
     for (int32_t i = 0; i < r.npoints; i++) {
         const spmv_tune_point *q = &r.points[i];
         if (q->stage != 8 || q->state != SPMV_TUNE_MEASURED) continue;
         int base = 0;
         for (int32_t j = 0; j < i; j++) {
             const spmv_tune_point *b = &r.points[j];
-            if (b->stage != 8 && !b->is_crs && b->state == SPMV_TUNE_MEASURED && b->C == q->C &&
-                b->sigma == q->sigma && b->rcm == q->rcm && (b->runs != q->runs || b->xaccess != q->xaccess))
+            if (!b->is_crs && b->state == SPMV_TUNE_MEASURED && b->C == q->C && b->sigma == q->sigma &&
+                b->rcm == q->rcm && (b->runs != q->runs || b->xaccess != q->xaccess || b->idx16 != q->idx16 ||
+                                     b->vidx != q->vidx))
                 base = 1;
         }
         CU_ASSERT_TRUE(base);
+        if (strstr(q->note, "value indices")) *(q->vidx ? &vi_on : &vi_off) += 1;
+        if (strstr(q->note, "16-bit indices")) *(q->idx16 ? &i16_on : &i16_off) += 1;
+    }
+    /* HPCG 12^3 (46 656 nonzeros: below the auto thresholds of both) has 2 values and the padding's 0.0, and 1728
+     * columns: where the family's kernels read value and 16-bit indices, the tuner timed each on (the variant of a
+     * best point without them) or off (after the "on" variant won), unless the budget ran out first */
+    spmv_kernel_shape ks;
+    CU_ASSERT_EQUAL_FATAL(spmv_sell_kernel_shape(S, &ks), SPMV_OK);
+    int budget_out = 0;
+    for (int32_t i = 0; i < r.npoints; i++) budget_out |= r.points[i].state == SPMV_TUNE_SKIPPED;
+    const char *vienv = getenv("SPMV_VIDX");
+    if (budget_out) {
+        printf("\n  (budget ran out: the value- and 16-bit-index variants are not asserted) ");
+    } else {
+        CU_ASSERT_EQUAL(vi_on + vi_off, ks.vidx && !(vienv && *vienv) ? 1 : 0);
+        const int gathers = 20 * (S->stored - (int64_t)S->C * S->nruns) >= S->stored; /* >= 5 % in gather columns */
+        CU_ASSERT_EQUAL(i16_on + i16_off, ks.idx16 && gathers ? 1 : 0);
     }
     CU_ASSERT_DOUBLE_EQUAL(r.speedup, r.crs.t_spmv / r.best.t_spmv, 1e-12);
     CU_ASSERT_TRUE(r.break_even == spmv_tune_break_even(r.best.t_convert, r.crs.t_spmv, r.best.t_spmv));

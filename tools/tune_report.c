@@ -20,6 +20,17 @@ const char *tune_point_name(const spmv_tune_point *p, char *buf, size_t size)
     return buf;
 }
 
+const char *tune_point_variant(const spmv_tune_point *p, char *buf, size_t size)
+{
+    if (p->is_crs || (p->runs <= 0 && !p->idx16 && !p->vidx)) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    snprintf(buf, size, "%s%s%s%s%s", p->runs > 0 ? "runs" : "", p->runs > 0 && (p->idx16 || p->vidx) ? "," : "",
+             p->idx16 ? "i16" : "", p->idx16 && p->vidx ? "," : "", p->vidx ? "vi" : "");
+    return buf;
+}
+
 const char *tune_stage_name(int32_t stage)
 {
     static const char *const n[] = {"baseline", "C", "sigma", "RCM", "threads", "grid", "final", "again", "variant"};
@@ -48,9 +59,9 @@ void tune_print_table(FILE *f, const tune_report *t)
 {
     const spmv_tune_result *r = t->r;
     const int model = t->tm && t->tm->have;
-    fprintf(f, "\n%3s  %-8s  %-16s %3s %3s %8s %11s %7s  %-17s %8s %7s %8s %6s %7s %7s   %s\n", "#", "stage",
-            "configuration", "RCM", "thr", "conv s", "stored", "beta", "kernel", "Gflop/s", "GB/s", "roofline",
-            "% roof", "ECM", "ECM err", "note");
+    fprintf(f, "\n%3s  %-8s  %-16s %3s %3s %8s %11s %7s  %-22s %-11s %8s %7s %8s %6s %7s %7s   %s\n", "#", "stage",
+            "configuration", "RCM", "thr", "conv s", "stored", "beta", "kernel", "variant", "Gflop/s", "GB/s",
+            "roofline", "% roof", "ECM", "ECM err", "note");
     for (int32_t i = 0; i < r->npoints; i++) {
         const spmv_tune_point *p = &r->points[i];
         /* three or more points in a row skipped for the same reason: the first, then one line for the rest */
@@ -70,8 +81,9 @@ void tune_print_table(FILE *f, const tune_report *t)
             i += same;
             continue;
         }
-        char name[48], conv[24], stored[24], beta[24], gf[24], gb[24], rf[24], ec[24], pc[24], ee[24];
+        char name[48], conv[24], stored[24], beta[24], gf[24], gb[24], rf[24], ec[24], pc[24], ee[24], var[24];
         tune_point_name(p, name, sizeof name);
+        tune_point_variant(p, var, sizeof var);
         fmt_num(conv, sizeof conv, p->t_convert, p->t_convert >= 0.001 ? "%.3f" : "%.1e");
         if (p->stored > 0) snprintf(stored, sizeof stored, "%lld", (long long)p->stored);
         else snprintf(stored, sizeof stored, "-");
@@ -90,11 +102,11 @@ void tune_print_table(FILE *f, const tune_report *t)
         else snprintf(note, sizeof note, "%s: %s", state_name(p->state), p->note);
         int best = !p->is_crs && meas && p->C == r->best.C && p->sigma == r->best.sigma && p->rcm == r->best.rcm &&
                    p->nthreads == r->best.nthreads && p->stage == r->best.stage;
-        fprintf(f, "%3d%s %-8s  %-16s %3s %3d %8s %11s %7s  %-17s %8s %7s %8s %6s %7s %7s   %s\n", i + 1,
+        fprintf(f, "%3d%s %-8s  %-16s %3s %3d %8s %11s %7s  %-22s %-11s %8s %7s %8s %6s %7s %7s   %s\n", i + 1,
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
-                p->nthreads, conv, stored, beta, meas ? p->kernel : "-", gf, gb, rf, pc, ec, ee, note);
+                p->nthreads, conv, stored, beta, meas ? p->kernel : "-", var, gf, gb, rf, pc, ec, ee, note);
     }
-    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns off or the other x access; 'final': "
+    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns off, the other x access, value indices or 16-bit indices flipped (column 'variant': runs = run columns, i16 = 16-bit indices, vi = value indices); 'final': "
                "the choice and CRS at the same thread count timed alternately for the speed-up; 'noisy': runs that "
                "differ by more than %.0fx also when repeated. Gflop/s: median of the timed runs after a result check "
                "against a reference loop; ", SPMV_TUNE_NOISY);
@@ -117,9 +129,11 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
     fprintf(f, "\nRecommendation for %s on %s (%s kernels, %d cores):\n", t->matrix, t->host.cpu, t->host.isa,
             t->host.cores);
     if (sell)
-        fprintf(f, "  choice       SELL-C-σ with C = %d, σ = %d, RCM %s, %d thread%s (kernel %s%s)\n", r->opts.C,
+        fprintf(f, "  choice       SELL-C-σ with C = %d, σ = %d, RCM %s, %d thread%s (kernel %s; run columns %s, "
+                   "16-bit indices %s, value indices %s%s)\n", r->opts.C,
                 r->opts.sigma, r->opts.rcm ? "on" : "off", r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s",
-                b->kernel, t->permuted ? ", x and y in the permuted order" : "");
+                b->kernel, b->runs > 0 ? "on" : "off", b->idx16 ? "on" : "off", b->vidx ? "on" : "off",
+                t->permuted ? "; x and y in the permuted order" : "");
     else
         fprintf(f, "  choice       CRS with %d thread%s (kernel %s): the best SELL-C-σ (C = %d, σ = %d, RCM %s, %.3f "
                    "Gflop/s) is slower at the same thread count, timed alternately\n", c->nthreads,
@@ -193,7 +207,8 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
     if (tool_out_begin(prog, "--csv", path, &o)) return 1;
     FILE *f = o.f;
     fprintf(f, "matrix,stage,format,C,sigma,rcm,threads,state,kernel,stored,beta,conversion_s,time_s,gflops,gbs,"
-               "check_err,alpha,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,bound_gflops,chosen,note\n");
+               "check_err,alpha,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,bound_gflops,chosen,"
+               "run_columns,idx16,vidx,note\n");
     const spmv_tune_result *r = t->r;
     for (int32_t i = 0; i < r->npoints; i++) {
         const spmv_tune_point *p = &r->points[i];
@@ -207,6 +222,7 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
         fprintf(f, ",%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%.6g,%.6g,%.6g,%.6g,%.4g,%.6g,%d,", (long long)p->stored,
                 p->beta, p->t_convert, p->t_spmv, p->gflops, p->gbs, p->err, p->alpha, p->roofline, p->pct, p->ecm,
                 p->ecm_err, p->bound, chosen);
+        fprintf(f, "%d,%d,%d,", !p->is_crs && p->runs > 0, p->idx16, p->vidx);
         csv_field(f, p->note);
         fputc('\n', f);
     }
@@ -248,6 +264,8 @@ static void json_point(FILE *f, const spmv_tune_point *p)
         fprintf(f, ", \"%s\": ", k[i]);
         json_num(f, v[i]);
     }
+    fprintf(f, ", \"run_columns\": %s, \"idx16\": %s, \"vidx\": %s", !p->is_crs && p->runs > 0 ? "true" : "false",
+            p->idx16 ? "true" : "false", p->vidx ? "true" : "false");
     fputs(", \"note\": ", f);
     tune_json_string(f, p->note);
     fputc('}', f);

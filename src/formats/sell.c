@@ -542,20 +542,22 @@ static inline int32_t vi_index(uint64_t *bits, int32_t *n, uint64_t b)
     return i;
 }
 
-/* 1 when val[0, n) holds at most SPMV_VTAB_MAX distinct values: the conversion's cheap test on A's first entries
- * before it allocates the indices (random values fail it at the 17th entry) */
-static int vi_few_values(const double *val, int64_t n)
+/* The distinct values (bit patterns) of val[0, n), +0.0 counted as one when zero is set, up to SPMV_VTAB_MAX + 1 (the
+ * scan stops there: random values at the 17th entry). The conversion's cheap test on A's first entries before it
+ * allocates the indices; the tuner's test whether value indices can be tried (spmv__sell_count_values). */
+int32_t spmv__sell_count_values(const double *val, int64_t n, int zero)
 {
     uint64_t bits[SPMV_VTAB_MAX], t0 = 0;
     int32_t nn = 0;
+    if (zero) bits[nn++] = 0;
     for (int64_t e = 0; e < n; e++) {
         uint64_t b;
         memcpy(&b, val + e, sizeof b);
         if (nn > 0 && b == t0) continue;
-        if (vi_index(bits, &nn, b) < 0) return 0;
+        if (vi_index(bits, &nn, b) < 0) return SPMV_VTAB_MAX + 1;
         t0 = b;
     }
-    return 1;
+    return nn;
 }
 
 /* A part's table: its chunks' distinct values in order of first appearance. */
@@ -1292,7 +1294,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             goto fail;
         }
         /* A's first 4096 values decide whether the indices are worth allocating; vi_build decides */
-        if (vi_few_values(A->val, A->nnz < 4096 ? A->nnz : 4096)) S->val8 = spmv__malloc((size_t)cstored);
+        if (spmv__sell_count_values(A->val, A->nnz < 4096 ? A->nnz : 4096, 0) <= SPMV_VTAB_MAX) S->val8 = spmv__malloc((size_t)cstored);
         else spmv__free(S->vtab), S->vtab = NULL;
         if (S->val8 && vi_parts_init(&vip, S->nparts)) spmv__free(S->val8), S->val8 = NULL;
         if (S->vtab && !S->val8 && opts->vidx != 1) spmv__free(S->vtab), S->vtab = NULL; /* auto: go without */

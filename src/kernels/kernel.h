@@ -140,6 +140,9 @@ static inline int spmv__sell_idx16_wanted(int opt, int64_t stored)
 #define SPMV_VIDX_ENV "SPMV_VIDX"
 #define SPMV_VIDX_AUTO_ENTRIES ((int64_t)1 << 18)
 int spmv__sell_vidx_wanted(int opt, int64_t stored);
+/* distinct values (bit patterns) of val[0, n), +0.0 counted when zero = 1 (the padding's value), at most
+ * SPMV_VTAB_MAX + 1 (the scan stops there); src/formats/sell.c */
+int32_t spmv__sell_count_values(const double *val, int64_t n, int zero);
 
 /* Environment variable that forces non-temporal stores of y on (SPMV_SELL_NT=1) or off (0) for SELL matrices whose
  * kernels index y directly (permuted order or identity perm), whatever spmv_sell_opts.nt_stores says. */

@@ -446,6 +446,8 @@ spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tun
         if (o->runs < 0 && rec.has_variant) o->runs = rec.runs;
         if (o->xaccess == SPMV_X_AUTO && (rec.xaccess == SPMV_X_GATHER || rec.xaccess == SPMV_X_EMUL))
             o->xaccess = rec.xaccess;
+        if (rec.has_compression && o->idx16 < 0 && (rec.idx16 == 0 || rec.idx16 == 1)) o->idx16 = rec.idx16;
+        if (rec.has_compression && o->vidx < 0 && (rec.vidx == 0 || rec.vidx == 1)) o->vidx = rec.vidx;
         if (src) *src = SPMV_TUNE_RECORDED;
         if (verbose) {
             char perf[64] = "";

@@ -365,10 +365,48 @@ static int measured_already(const tctx *c, int32_t C, int32_t sigma, int rcm)
     return 0;
 }
 
-/* SELL point (C, sigma, rcm) with the kernel variant runs (spmv_sell_opts.runs, -1: auto) and xaccess
- * (SPMV_X_AUTO: the family's choice) */
-static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force, int32_t runs,
-                                int xaccess)
+/* A kernel variant of a SELL point, as spmv_sell_opts asks for it: runs (-1: auto), xaccess (SPMV_X_AUTO: the
+ * family's choice), idx16 and vidx (-1: auto, 0 off, 1 on) */
+typedef enum { V_NONE, V_RUNS, V_XACCESS, V_VIDX, V_IDX16 } vchange;
+typedef struct variant {
+    int32_t runs;
+    int xaccess, idx16, vidx;
+    vchange change; /* stage 8: what differs from the best point it varies */
+} variant;
+static const variant variant_auto = {-1, SPMV_X_AUTO, -1, -1, V_NONE};
+
+/* the best point p's variant with one change */
+static variant variant_of(const spmv_tune_point *p, vchange change)
+{
+    variant v = {p->runs, p->xaccess, p->idx16, p->vidx, change};
+    if (change == V_RUNS) v.runs = 0;
+    if (change == V_XACCESS) v.xaccess = p->xaccess == SPMV_X_GATHER ? SPMV_X_EMUL : SPMV_X_GATHER;
+    if (change == V_VIDX) v.vidx = !p->vidx;
+    if (change == V_IDX16) v.idx16 = !p->idx16;
+    return v;
+}
+
+/* the note of a stage-8 point p built as v */
+static void variant_note(char *buf, size_t size, const variant *v, const spmv_tune_point *p)
+{
+    switch (v->change) {
+    case V_RUNS: snprintf(buf, size, "variant: run columns off"); break;
+    case V_XACCESS:
+        snprintf(buf, size, "variant: %s", p->xaccess == SPMV_X_GATHER ? "x access by hardware gather"
+                                                                     : "x access emulated");
+        break;
+    case V_VIDX: snprintf(buf, size, "variant: value indices %s", p->vidx ? "on" : "off"); break;
+    case V_IDX16:
+        snprintf(buf, size, "variant: 16-bit indices %s%s", p->idx16 ? "on" : "off",
+                 v->idx16 == 1 && !p->idx16 ? " (no chunk's columns span < 65536)" : "");
+        break;
+    case V_NONE: break;
+    }
+}
+
+/* SELL point (C, sigma, rcm) built with the kernel variant v */
+static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force,
+                                const variant *v)
 {
     const spmv_crs *A = c->A;
     const spmv_machine *m = c->o->machine;
@@ -416,6 +454,10 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
                 done = 1;
             } else if (m && c->best > 0) {
                 spmv_traffic tr = spmv__k_sell_ref.traffic;
+                /* a variant asked to compress moves fewer bytes: the bound stays a bound (8 -> 1 byte per value,
+                 * 4 -> 2 per index) */
+                if (v->vidx == 1) tr.bytes_per_entry -= 7;
+                if (v->idx16 == 1) tr.bytes_per_entry -= 2;
                 double bound = 0;
                 if (spmv_tune_bound(m, &tr, A->rows, A->cols, A->nnz, stored, C, c->T, &bound) == SPMV_OK) {
                     p.bound = bound;
@@ -453,8 +495,10 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
         so.permuted = c->o->permuted;
         so.nthreads = c->T;
         so.max_stored_factor = c->o->max_stored_factor;
-        so.runs = runs;
-        so.xaccess = xaccess;
+        so.runs = v->runs;
+        so.xaccess = v->xaccess;
+        so.idx16 = v->idx16;
+        so.vidx = v->vidx;
         double t = now();
         spmv_status st = spmv_sell_from_crs(A, &so, &S);
         p.t_convert = now() - t;
@@ -474,10 +518,15 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
             p.beta = spmv_sell_beta(S);
             p.runs = S->runs;
             p.xaccess = S->xaccess;
+            p.idx16 = S->nidx16 > 0;
+            p.vidx = S->nvals > 0;
             finish_measure(c, NULL, S, &p, -1);
-            if (stage == 8 && !p.note[0])
-                snprintf(p.note, sizeof p.note, "variant: %s", runs == 0 ? "run columns off"
-                         : p.xaccess == SPMV_X_GATHER ? "x access by hardware gather" : "x access emulated");
+            if (stage == 8) { /* the variant first, then what the measurement noted */
+                char old[sizeof p.note];
+                snprintf(old, sizeof old, "%s", p.note);
+                variant_note(p.note, sizeof p.note, v, &p);
+                if (old[0]) snprintf(p.note + strlen(p.note), sizeof p.note - strlen(p.note), "; %s", old);
+            }
         }
     }
     c->done++;
@@ -501,7 +550,7 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
 
 static spmv_status sell_point(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force)
 {
-    return sell_point_v(c, C, sigma, rcm, stage, force, -1, SPMV_X_AUTO);
+    return sell_point_v(c, C, sigma, rcm, stage, force, &variant_auto);
 }
 
 /* SELL point of the thread sweep: the best matrix repartitioned for n threads */
@@ -822,19 +871,34 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
             }
         }
     }
-    /* 8: kernel variants of the best point, built and timed as the others (a faster one becomes the best): run
-     * columns off when it has them (the run loads against gathers on this matrix), then the other x access for
-     * the gather columns when the family has two (hardware gather against scalar loads and inserts) */
+    /* 8: kernel variants of the best point, built and timed as the others (a faster one becomes the best), each
+     * from the best so far: run columns off when it has them (the run loads against gathers on this matrix), the
+     * other x access for the gather columns when the family has two (hardware gather against scalar loads and
+     * inserts), value indices flipped where the matrix qualifies (at most SPMV_VTAB_MAX values, the padding's 0.0
+     * included; the family's kernels read them; SPMV_VIDX not set), 16-bit indices flipped where the family's
+     * kernels read them (a build asked for them that finds no chunk narrow enough is timed anyway: the note says
+     * "off") */
     if (c.bestidx >= 0) {
-        const spmv_tune_point b = r->points[c.bestidx];
-        if (b.runs > 0 && (st = sell_point_v(&c, b.C, b.sigma, b.rcm, 8, 0, 0, b.xaccess))) goto out;
         spmv_arch arch = SPMV_ARCH_REF;
         const spmv_family *fam = spmv_arch_get(&arch) == SPMV_OK ? spmv__family(arch) : NULL;
         spmv__clear_error();
-        const spmv_tune_point b2 = r->points[c.bestidx];
-        if (fam && fam->xaccess_default && (b2.xaccess == SPMV_X_GATHER || b2.xaccess == SPMV_X_EMUL)) {
-            const int other = b2.xaccess == SPMV_X_GATHER ? SPMV_X_EMUL : SPMV_X_GATHER;
-            if ((st = sell_point_v(&c, b2.C, b2.sigma, b2.rcm, 8, 0, b2.runs, other))) goto out;
+        const char *env = getenv(SPMV_VIDX_ENV);
+        for (vchange ch = V_RUNS; ch <= V_IDX16; ch++) {
+            const spmv_tune_point b = r->points[c.bestidx];
+            const spmv_kernel *k = spmv__sell_kernel_for(b.C, (spmv_xaccess)b.xaccess);
+            spmv__clear_error();
+            int go = 0;
+            if (ch == V_RUNS) go = b.runs > 0;
+            else if (ch == V_XACCESS)
+                go = fam && fam->xaccess_default && (b.xaccess == SPMV_X_GATHER || b.xaccess == SPMV_X_EMUL);
+            else if (ch == V_VIDX)
+                go = k && k->shape.vidx && !(env && *env) &&
+                     (b.vidx || spmv__sell_count_values(A->val, A->nnz, b.stored > A->nnz) <= SPMV_VTAB_MAX);
+            else /* where 5 % or more of the stored entries are in gather columns (HPCG in its own order: none) */
+                go = k && k->shape.idx16 && c.bestS &&
+                     20 * (c.bestS->stored - (int64_t)c.bestS->C * c.bestS->nruns) >= c.bestS->stored;
+            const variant w = variant_of(&b, ch);
+            if (go && (st = sell_point_v(&c, b.C, b.sigma, b.rcm, 8, 0, &w))) goto out;
         }
     }
     if (c.bestidx < 0) { /* every SELL point failed */
@@ -876,6 +940,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     r->opts.sigma = r->best.sigma;
     r->opts.runs = r->best.runs;
     r->opts.xaccess = r->best.xaccess;
+    r->opts.idx16 = r->best.idx16;
+    r->opts.vidx = r->best.vidx;
     r->opts.rcm = r->best.rcm;
     r->opts.nthreads = r->best.nthreads;
     r->opts.permuted = o->permuted ? 1 : 0;
@@ -902,6 +968,9 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         rec.has_variant = 1;
         rec.runs = r->opts.runs;
         rec.xaccess = r->opts.xaccess;
+        rec.has_compression = 1;
+        rec.idx16 = r->opts.idx16;
+        rec.vidx = r->opts.vidx;
         rec.gflops = r->best.gflops;
         rec.limit = r->best.limit;
         rec.crs_gflops = r->crs.gflops;
