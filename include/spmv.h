@@ -354,8 +354,10 @@ typedef struct spmv_sell {
     int32_t unroll;     /**< chunk lengths are multiples of this */
     int permuted;       /**< vector order of the multiply, see spmv_sell_opts */
     int prefetch;       /**< 1: the AVX-512 SELL kernels prefetch values (and gather columns' indices) ahead in
-                           software: 2^21 stored entries (16 MiB of values) or more, or SPMV_PREFETCH=1;
-                           SPMV_PREFETCH=0: never (the AVX2 and SVE kernels have no prefetch) */
+                           software: 2^21 stored entries (16 MiB of values) or more; with value indices (nvals > 0)
+                           from 2^18 (where they are on by default: there the prefetch of the 1-byte indices gains
+                           up to 18 %, BENCHMARKS.md); or SPMV_PREFETCH=1; SPMV_PREFETCH=0: never (the AVX2 and SVE
+                           kernels have no prefetch) */
     int identity;       /**< 1: perm is the identity (sigma = 1 without RCM and without rows moved to the CRS part,
                            or a sort that moved no row), so both vector orders are the same and the kernels index y
                            directly, without perm */

@@ -1106,6 +1106,18 @@ static void test_value_indices(void)
         CU_ASSERT(S->stored == (big ? 327168 : 199600));
         CU_ASSERT(big ? S->nvals == 3 && S->val8 != NULL : S->nvals == 0 && S->val8 == NULL);
         CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
+        /* software prefetch (spmv_sell.prefetch): with value indices from 2^18 stored entries, else from 2^21; the
+         * value indices dropped by new values take it away again */
+        const char *pf = getenv("SPMV_PREFETCH");
+        if (!(pf && *pf)) {
+            CU_ASSERT_EQUAL(S->prefetch, big);
+            if (big) {
+                for (int64_t e = 0; e < A->nnz; e++) A->val[e] = 1.0 + (double)(e % 17);
+                CU_ASSERT(spmv_sell_update_values(S, A) == SPMV_OK);
+                CU_ASSERT(S->nvals == 0 && S->prefetch == 0);
+                CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
+            }
+        }
         spmv_sell_free(S);
         spmv_crs_free(A);
     }

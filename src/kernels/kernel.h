@@ -106,7 +106,8 @@ int spmv__cpu_sve(void);      /* SVE (HWCAP) */
 int spmv__cpu_vendor_amd(void);
 
 /* Software prefetch in the kernels that have it (the x86 families' CRS "-pf" kernels: `bytes` = their values and
- * indices; the AVX-512 SELL kernels through spmv_sell.prefetch: `bytes` = the stored values): for matrices where
+ * indices; the AVX-512 SELL kernels through spmv_sell.prefetch: `bytes` = the stored values, counted as 16 MiB
+ * with value indices from SPMV_VIDX_AUTO_ENTRIES entries: src/formats/sell.c, sell_set_prefetch): for matrices where
  * `bytes` >= SPMV_PREFETCH_BYTES (far beyond the caches; in cache the prefetches cost 6-14 %), or as the environment
  * variable SPMV_PREFETCH says (1: always, 0: never; for tests and measurements). */
 #define SPMV_PREFETCH_ENV "SPMV_PREFETCH"
