@@ -97,6 +97,11 @@ typedef struct spmv_machine {
     double emul_gather_rthroughput;  /**< cy per emulated gather of simd_width doubles: simd_width scalar index loads,
                                         simd_width scalar x loads and the inserts (0 = not measured: 2 simd_width
                                         scalar loads) */
+    double vidx_rthroughput;         /**< cy per vector of simd_width values read through value indices (spmv_sell.val8)
+                                        as the family's kernels do: AVX-512 an 8-byte load of 8 one-byte indices,
+                                        vpmovzxbq and vpermt2pd from a 16-entry table in two registers; AVX2 a
+                                        4-byte load, vpmovzxbd and a gather from the table; SVE ld1b and a gather
+                                        from the table (0 = not measured: load_rthroughput, the value load's) */
     double gather_lines_rthroughput[4]; /**< cy per hardware gather of simd_width doubles fed by an index load
                                         (gather_index_penalty included) whose addresses fall in 1, 2, 4, 8 distinct
                                         cache lines; the model weights them by the matrix's distribution of lines per
@@ -276,7 +281,8 @@ SPMV_API spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shap
  *                   nv * fma_rthroughput; scalar code: nv * fma_rthroughput (the chains of consecutive, independent
  *                   rows overlap in an out-of-order core); SELL: ceil(len/mve) * fma_latency (+ log2(mve) adds) per chunk, at least
  *                   len * ceil(C/width) * fma_rthroughput;
- *   T_load (T_nOL): SIMD, per vector of entries: the x access plus the value load (load_rthroughput); the x access
+ *   T_load (T_nOL): SIMD, per vector of entries: the x access plus the value load (load_rthroughput; through value
+ *                   indices, shape.vidx, vidx_rthroughput when measured); the x access
  *                   of a gather column is a hardware gather fed by an index load, gather_rthroughput +
  *                   gather_index_penalty (the paper's (4 + 1.5 + 0.5) * 27/8 = 20.25 cy/row for SELL-32) or, when
  *                   the machine has gather_lines_rthroughput, that cost at the matrix's distribution of distinct

@@ -216,10 +216,15 @@ static void test_incore_kernels(void)
                 lbad += d != ((1 << j) < W ? (1 << j) : W);
             }
         CU_ASSERT_EQUAL(lbad, 0);
+        int vbad = 0; /* value indices into the 16-entry table x[0..15], some of each */
+        int seen[16] = {0};
+        for (int64_t v = 0; v < D.nidx + 64; v++) vbad += D.vidx[v] >= 16, seen[D.vidx[v] & 15] = 1;
+        for (int v = 0; v < 16; v++) vbad += !seen[v];
+        CU_ASSERT_EQUAL(vbad, 0);
         for (int t = 0; t < BI_N; t++) {
             if (!(*i)->incore[t]) { /* no horizontal add in scalar code; emulation and masked loads are x86's */
                 CU_ASSERT(((t == BI_HADD_LAT || t == BI_HADD_TP) && !(*i)->has_hadd) || t == BI_EMUL_TP ||
-                          t == BI_MASKLD_TP);
+                          t == BI_MASKLD_TP || t == BI_VIDX_TP);
                 continue;
             }
             int64_t ops = (*i)->incore[t](5, &D);
@@ -414,6 +419,8 @@ static void test_quick_run_file(void)
     bench_fill_machine(r, fit, NULL, &m);
     CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
     CU_ASSERT_EQUAL(m.simd_width, r->width);
+    CU_ASSERT_EQUAL(m.vidx_rthroughput, r->incore[BI_VIDX_TP]);
+    if (r->width >= 2) CU_ASSERT(m.vidx_rthroughput > 0); /* measured wherever there are vectors */
     CU_ASSERT_EQUAL(m.nlevels, (r->topo.ncaches < 3 ? r->topo.ncaches : 3) + 1);
     CU_ASSERT_STRING_EQUAL(m.level[m.nlevels - 1].name, "MEM");
     CU_ASSERT(m.bw_points >= 1);

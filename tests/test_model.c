@@ -827,6 +827,8 @@ static void test_machine_keys(void)
     z.scalar_load_rthroughput = 0.375;
     z.masked_load_rthroughput = 0.96;
     z.emul_gather_rthroughput = 5.625;
+    CU_ASSERT_EQUAL(z.vidx_rthroughput, 0);
+    z.vidx_rthroughput = 1.125;
     for (int j = 0; j < 4; j++) z.gather_lines_rthroughput[j] = 2.5 + j;
     z.level[2].effective_size = 27 << 20;
     z.level[2].random_size = 11 << 20;
@@ -834,7 +836,8 @@ static void test_machine_keys(void)
     char text[8192];
     CU_ASSERT(spmv_machine_format(&z, text, sizeof text) > 0);
     CU_ASSERT(strstr(text, "effective size: 27 MiB") && strstr(text, "random access size: 11 MiB") &&
-              strstr(text, "gather reciprocal throughput 8 lines: 5.5 cy"));
+              strstr(text, "gather reciprocal throughput 8 lines: 5.5 cy") &&
+              strstr(text, "value index reciprocal throughput: 1.125 cy"));
     /* effective size: caches only, at most the cache */
     snprintf(text, sizeof text, "%slevel: L1\n cache size: 32 KiB\n effective size: 64 KiB\n ways: 8\n"
              " cores per group: 1\n upstream throughput: 64 B/cy\n transfers overlap: none\nlevel: MEM\n"
@@ -896,6 +899,18 @@ static void test_gather_lines(void)
     spmv_ecm e;
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (10.0 + 0.5) / 8, EXACT); /* a chunk: 8 columns of one vector, / 8 rows */
+    /* values through value indices: the measured lookup instead of the value load; not measured: the value load */
+    k.vidx = 1;
+    m.vidx_rthroughput = 2.25;
+    CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (10.0 + 2.25) / 8, EXACT);
+    k.x = SPMV_X_EMUL;
+    m.emul_gather_rthroughput = 7.0;
+    CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (7.0 + 2.25) / 8, EXACT);
+    m.vidx_rthroughput = 0;
+    CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (7.0 + 0.5) / 8, EXACT);
 }
 
 /* Where the data live and the roofline as a bound: a matrix smaller than L1+L2 is served from the caches at their

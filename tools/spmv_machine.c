@@ -257,11 +257,13 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
 
     printf("\n== Machine file summary\n");
     printf("clock %.3f GHz, SIMD width %d, FMA %.2f/%.2f cy (lat/rthroughput), gather %.2f + %.2f cy (1/2/4/8 lines "
-           "%.2f %.2f %.2f %.2f), emulated %.2f, masked load %.2f, scalar load %.2f, hadd %.2f/%.2f cy\n",
+           "%.2f %.2f %.2f %.2f), emulated %.2f, masked load %.2f, scalar load %.2f, value index %.2f, hadd %.2f/%.2f "
+           "cy\n",
            m->clock_ghz, m->simd_width, m->fma_latency, m->fma_rthroughput, m->gather_rthroughput,
            m->gather_index_penalty, m->gather_lines_rthroughput[0], m->gather_lines_rthroughput[1],
            m->gather_lines_rthroughput[2], m->gather_lines_rthroughput[3], m->emul_gather_rthroughput,
-           m->masked_load_rthroughput, m->scalar_load_rthroughput, m->hadd_latency, m->hadd_rthroughput);
+           m->masked_load_rthroughput, m->scalar_load_rthroughput, m->vidx_rthroughput, m->hadd_latency,
+           m->hadd_rthroughput);
     for (int i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
         printf("%-4s %10s  upstream %7.2f B/cy%s  overlap %s\n", l->name,

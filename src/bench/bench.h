@@ -70,6 +70,7 @@ typedef enum bench_incore {
     BI_EMUL_TP,   /* emulated gather: W scalar index loads, W scalar x loads, inserts (as the SpMV kernels) */
     BI_MASKLD_TP, /* masked unaligned vector load (x of SELL run columns) */
     BI_SLOAD_TP,  /* scalar load in the mix of a CRS entry: a 4-byte index and two 8-byte loads */
+    BI_VIDX_TP,   /* a vector of values through one-byte value indices and a 16-entry table (spmv_sell.val8) */
     BI_N
 } bench_incore;
 extern const char *const bench_incore_names[BI_N];
@@ -88,6 +89,7 @@ typedef struct bench_incore_data {
     int32_t *idxl[4];       /* nidx indices into x each: every W consecutive ones fall in exactly 1, 2, 4, 8 distinct
                                cache lines of 64 bytes (at most W), lanes spread round-robin over the lines */
     int64_t *maskv;         /* W 64-bit lane masks, all set (the masked-load test; an opaque value) */
+    uint8_t *vidx;          /* nidx one-byte value indices 0..15 (random) into the table x[0..15] */
     void *mem;              /* the one allocation */
 } bench_incore_data;
 

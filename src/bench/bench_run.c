@@ -52,7 +52,7 @@ const char *const bench_incore_names[BI_N] = {
     "gather latency", "gather rthroughput", "index load+gather latency", "index load+gather rthroughput",
     "horizontal add latency", "horizontal add rthroughput", "index load+gather, 1 line", "index load+gather, 2 lines",
     "index load+gather, 4 lines", "index load+gather, 8 lines", "emulated gather rthroughput",
-    "masked load rthroughput", "scalar load rthroughput"};
+    "masked load rthroughput", "scalar load rthroughput", "value index rthroughput"};
 
 static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(FILE *log, const char *fmt, ...)
@@ -87,9 +87,9 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     d->nt = 512;
     d->nidx = 24 * (int64_t)w * 8;
     size_t bx = (size_t)d->nx * 8, bi = (size_t)d->nidx * 4, bt = (size_t)d->nt * 8, bs = (size_t)w * 8;
-    size_t off[11], total = 0;
-    const size_t sz[11] = {bx, bi, bt, bs, bi, bt, bi, bi, bi, bi, bs};
-    for (int i = 0; i < 11; i++) {
+    size_t off[12], total = 0;
+    const size_t sz[12] = {bx, bi, bt, bs, bi, bt, bi, bi, bi, bi, bs, (size_t)d->nidx + 64};
+    for (int i = 0; i < 12; i++) {
         off[i] = total;
         total += (sz[i] + 255) / 256 * 256;
     }
@@ -104,6 +104,7 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     d->xg = (double *)(void *)(m + off[5]);
     for (int j = 0; j < 4; j++) d->idxl[j] = (int32_t *)(void *)(m + off[6 + j]);
     d->maskv = (int64_t *)(void *)(m + off[10]);
+    d->vidx = (uint8_t *)(void *)(m + off[11]);
     for (int l = 0; l < w; l++) d->maskv[l] = -1;
     volatile double one = 1.0, zero = 0.0;
     d->one = one;
@@ -111,6 +112,7 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     uint64_t s = seed ? seed : 1;
     for (int64_t i = 0; i < d->nx; i++) d->x[i] = 1.0;
     for (int64_t i = 0; i < d->nidx; i++) d->idx[i] = (int32_t)(bench_rand(&s) % (uint64_t)d->nx);
+    for (int64_t i = 0; i < d->nidx + 64; i++) d->vidx[i] = (uint8_t)(bench_rand(&s) % 16);
     /* gtab: one random cycle through 0..nt-1 (Sattolo), every lane of the chain walks it from its own start */
     int64_t *perm = malloc((size_t)d->nt * sizeof *perm);
     if (!perm) {
@@ -440,7 +442,7 @@ static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
         /* a gather in 2^k lines needs 2^k lanes; scalar code has no gathers */
         if (i >= BI_GATHER_1L && i <= BI_GATHER_8L && (r->width < 2 || (1 << (i - BI_GATHER_1L)) > r->width))
             continue;
-        if ((i == BI_EMUL_TP || i == BI_MASKLD_TP) && r->width < 2) continue;
+        if ((i == BI_EMUL_TP || i == BI_MASKLD_TP || i == BI_VIDX_TP) && r->width < 2) continue;
         incore_job j = {r->isa->incore[i], &D};
         double cy = 0, sec = time_best(run_incore, &j, 16, o->window, o->windows, &cy, &cal_incore[i]);
         if (nsmp_incore[i] < 4 * MAXPASS && cy > 0 && isfinite(cy)) {
@@ -450,10 +452,10 @@ static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
         keep_min(&r->incore_s[i], sec);
     }
     logf_(log, "in-core: FMA %.2f/%.2f cy, gather %.2f, index load + gather %.2f (lines 1/2/4/8: %.2f %.2f %.2f %.2f), "
-          "emulated %.2f, masked load %.2f, scalar load %.2f cy\n", r->incore[BI_FMA_LAT], r->incore[BI_FMA_TP],
-          r->incore[BI_GATHER_TP], r->incore[BI_GATHERLD_TP], r->incore[BI_GATHER_1L], r->incore[BI_GATHER_2L],
-          r->incore[BI_GATHER_4L], r->incore[BI_GATHER_8L], r->incore[BI_EMUL_TP], r->incore[BI_MASKLD_TP],
-          r->incore[BI_SLOAD_TP]);
+          "emulated %.2f, masked load %.2f, scalar load %.2f, value index %.2f cy\n", r->incore[BI_FMA_LAT],
+          r->incore[BI_FMA_TP], r->incore[BI_GATHER_TP], r->incore[BI_GATHERLD_TP], r->incore[BI_GATHER_1L],
+          r->incore[BI_GATHER_2L], r->incore[BI_GATHER_4L], r->incore[BI_GATHER_8L], r->incore[BI_EMUL_TP],
+          r->incore[BI_MASKLD_TP], r->incore[BI_SLOAD_TP], r->incore[BI_VIDX_TP]);
     bench_incore_data_free(&D);
     return 0;
 }
@@ -1159,6 +1161,7 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
     m->scalar_load_rthroughput = r->incore[BI_SLOAD_TP];
     m->masked_load_rthroughput = r->incore[BI_MASKLD_TP];
     m->emul_gather_rthroughput = r->incore[BI_EMUL_TP];
+    m->vidx_rthroughput = r->incore[BI_VIDX_TP];
     for (int j = 0; j < 4; j++) m->gather_lines_rthroughput[j] = r->incore[BI_GATHER_1L + j];
     m->parallel_overhead = r->fork_join_s > 0 ? r->fork_join_s * m->clock_ghz * 1e9 : 0;
     m->bw_load = bw_sat(r, BW_LOAD);

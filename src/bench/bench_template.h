@@ -438,6 +438,34 @@ BT_NI int64_t BT_FN(maskld_tp)(int64_t iters, const bench_incore_data *D)
 #define BT_MASKLD_FN NULL
 #endif
 
+#ifdef VVIDX
+/* a vector of values through one-byte value indices (spmv_sell.val8) and a 16-entry table (x[0..15]), as the
+ * family's SELL kernels read them: VVIDX_DECL(tab) sets the table up once (AVX-512: two registers), VVIDX(p) reads
+ * W indices at p and looks them up */
+BT_NI int64_t BT_FN(vidx_tp)(int64_t iters, const bench_incore_data *D)
+{
+    const int64_t W = BT_W, n = D->nidx, step = 8 * W;
+    const uint8_t *vi = D->vidx;
+    VVIDX_DECL(D->x)
+    int64_t p = 0;
+    for (int64_t it = 0; it < iters; it++) {
+#define S(k)                                                                                                     \
+    {                                                                                                            \
+        VEC g = VVIDX(vi + p + k * W);                                                                           \
+        VSINK(g);                                                                                                \
+    }
+        BT_REP8(S)
+#undef S
+        p += step;
+        if (p >= n) p = 0;
+    }
+    return iters * 8;
+}
+#define BT_VIDX_FN BT_FN(vidx_tp)
+#else
+#define BT_VIDX_FN NULL
+#endif
+
 /* scalar loads in the mix of a CRS entry (a 4-byte index into a general register, an 8-byte value and an 8-byte x
  * element into vector registers), 5 entries = 15 independent loads per round */
 BT_NI int64_t BT_FN(sload_tp)(int64_t iters, const bench_incore_data *D)
@@ -508,4 +536,4 @@ BT_NI int64_t BT_FN(hadd_tp)(int64_t iters, const bench_incore_data *D)
     {BT_FN(fma_lat), BT_FN(fma_tp), BT_FN(add_lat), BT_FN(add_tp), BT_FN(mul_lat), BT_FN(mul_tp),                \
      BT_FN(gather_lat), BT_FN(gather_tp), BT_FN(gatherld_lat), BT_FN(gatherld_tp), BT_HADD_FNS,                 \
      BT_FN(gather1l_tp), BT_FN(gather2l_tp), BT_FN(gather4l_tp), BT_FN(gather8l_tp), BT_EMUL_FN, BT_MASKLD_FN,    \
-     BT_FN(sload_tp)}
+     BT_FN(sload_tp), BT_VIDX_FN}

@@ -3,6 +3,7 @@
 #include "bench.h"
 
 #include <immintrin.h>
+#include <string.h>
 
 #if !defined(__AVX2__) || !defined(__FMA__)
 #error "compile isa_avx2.c with -mavx2 -mfma"
@@ -49,6 +50,17 @@ static inline __m256d emul4(const double *x, const int32_t *c)
 }
 #define VEMUL(base, c) emul4((base), (c))
 #define VMASKLOADU(p, mk) _mm256_maskload_pd((p), _mm256_loadu_si256((const __m256i *)(const void *)(mk)))
+
+/* value indices as src/kernels/avx2/sell_avx2.c reads them with hardware gathers (vi_val4): 4 indices, a gather from
+ * the table */
+static inline __m256d vi4(const uint8_t *p, const double *tab)
+{
+    int32_t w;
+    memcpy(&w, p, sizeof w);
+    return _mm256_i32gather_pd(tab, _mm_cvtepu8_epi32(_mm_cvtsi32_si128(w)), 8);
+}
+#define VVIDX_DECL(tab) const double *vtab = (tab);
+#define VVIDX(p) vi4((p), vtab)
 
 #include "bench_template.h"
 

@@ -55,6 +55,10 @@ static inline __m512d emul8(const double *x, const int32_t *c)
 /* masked unaligned load, the mask an opaque run-time value (as the run columns' masks) */
 #define VMASKLOADU(p, mk) _mm512_maskz_loadu_pd((__mmask8)(mk)[0], (p))
 
+/* value indices as src/kernels/avx512/sell_avx512.c reads them (vi_val8): the table in two registers */
+#define VVIDX_DECL(tab) const __m512d vt0 = _mm512_loadu_pd(tab), vt1 = _mm512_loadu_pd((tab) + 8);
+#define VVIDX(p) _mm512_permutex2var_pd(vt0, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p))), vt1)
+
 #include "bench_template.h"
 
 static int width(void) { return 8; }

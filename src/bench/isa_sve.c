@@ -36,6 +36,10 @@
 #define VSINK(v) __asm__ volatile("" ::"w"(v))
 #define SSINK(s) __asm__ volatile("" ::"w"(s))
 
+/* value indices as src/kernels/sve/sell_sve.c reads them: ld1b of VL indices, a gather from the table */
+#define VVIDX_DECL(tab) const double *vtab = (tab);
+#define VVIDX(p) svld1_gather_u64index_f64(PG, vtab, svld1ub_u64(PG, (p)))
+
 #include "bench_template.h"
 
 static int width(void) { return (int)svcntd(); }

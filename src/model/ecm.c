@@ -100,6 +100,13 @@ static double emul_gather(const spmv_machine *m, int32_t w)
     return m->emul_gather_rthroughput > 0 ? m->emul_gather_rthroughput : 2.0 * w * scalar_load(m);
 }
 
+/* The values of one vector of entries: a contiguous load, or through value indices (shape.vidx: the matrix has them
+ * and the kernel reads them) at the measured lookup cost (index load, widening, table lookup) */
+static double value_load(const spmv_machine *m, const spmv_kernel_shape *k)
+{
+    return k->vidx && m->vidx_rthroughput > 0 ? m->vidx_rthroughput : m->load_rthroughput;
+}
+
 /* Loads of row/chunk metadata (offsets, lengths, a run's base index and mask): counted at the measured scalar-load
  * cost; a machine without that measurement (the paper's A64FX file) does not count them, as the paper does not. */
 static double meta_load(const spmv_machine *m) { return m->scalar_load_rthroughput; }
@@ -127,8 +134,8 @@ static double gather_cost(const spmv_machine *m, double lines)
 static double xvec_load(const spmv_machine *m, const spmv_kernel_shape *k, double gcy)
 {
     if (k->width <= 1 || k->x == SPMV_X_SCALAR) return 3.0 * k->width * scalar_load(m);
-    if (k->x == SPMV_X_EMUL) return emul_gather(m, k->width) + m->load_rthroughput;
-    return gcy + m->load_rthroughput;
+    if (k->x == SPMV_X_EMUL) return emul_gather(m, k->width) + value_load(m, k);
+    return gcy + value_load(m, k);
 }
 
 /* One CRS row of len entries (Sect. IV): nv = ceil(len/width) vector iterations spread over mve partial sums;
@@ -179,8 +186,8 @@ static incore sell_chunk(const spmv_machine *m, const spmv_kernel_shape *k, doub
         if (simd) /* a run column: masked x loads and value loads, its base index and mask byte (2 scalar loads); a
                      full one: plain x loads, its base only */
             r.load = (len - runs) * nv * xvec_load(m, k, gcy) +
-                     (runs - full) * (nv * (masked_load(m) + m->load_rthroughput) + 2.0 * meta_load(m)) +
-                     full * (2.0 * nv * m->load_rthroughput + meta_load(m));
+                     (runs - full) * (nv * (masked_load(m) + value_load(m, k)) + 2.0 * meta_load(m)) +
+                     full * (nv * (m->load_rthroughput + value_load(m, k)) + meta_load(m));
         else
             r.load = 3.0 * len * k->C * scalar_load(m);
     }

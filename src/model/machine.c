@@ -90,7 +90,7 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                              m->bw_load, m->bw_copy, m->bw_triad, m->scalar_load_rthroughput,
                              m->masked_load_rthroughput, m->emul_gather_rthroughput, m->gather_lines_rthroughput[0],
                              m->gather_lines_rthroughput[1], m->gather_lines_rthroughput[2],
-                             m->gather_lines_rthroughput[3], m->parallel_overhead};
+                             m->gather_lines_rthroughput[3], m->parallel_overhead, m->vidx_rthroughput};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
@@ -176,6 +176,8 @@ static const keydef top_keys[] = {
      "optional: masked unaligned vector load (0: the vector load's)"},
     {"emulated gather reciprocal throughput", K_DBL, U_CY, M(emul_gather_rthroughput), 0,
      "optional: SIMD-width scalar index and x loads + inserts"},
+    {"value index reciprocal throughput", K_DBL, U_CY, M(vidx_rthroughput), 0,
+     "optional: a vector of values through one-byte value indices and a 16-entry table (0: the vector load's)"},
     {"gather reciprocal throughput 1 line", K_DBL, U_CY, M(gather_lines_rthroughput[0]), 0,
      "optional: index load + gather, addresses in 1 cache line"},
     {"gather reciprocal throughput 2 lines", K_DBL, U_CY, M(gather_lines_rthroughput[1]), 0, "optional: in 2 lines"},
