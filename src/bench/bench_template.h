@@ -321,26 +321,32 @@ BT_NI int64_t BT_FN(gather_tp)(int64_t iters, const bench_incore_data *D)
     return iters * 8;
 }
 
-/* gather fed by a contiguous load of its W indices (as in SpMV): reciprocal throughput of the pair */
-BT_NI int64_t BT_FN(gatherld_tp)(int64_t iters, const bench_incore_data *D)
-{
-    const int64_t W = BT_W, n = D->nidx, step = 8 * W;
-    const int32_t *idx = D->idx;
-    const double *x = D->x;
-    int64_t p = 0;
-    for (int64_t it = 0; it < iters; it++) {
-#define S(k)                                                                                                     \
+/* 8 vectors per round from positions p, p + W, ... of an index stream of nidx entries (wrapping): BT_IDX8_TP(name,
+ * setup...) defines the test; the vector at position q is BT_IDX8_LOAD(q), defined before each use (a macro is
+ * expanded where the test is instantiated) */
+#define BT_IDX8_TP(name, ...)                                                                                    \
+    BT_NI int64_t BT_FN(name)(int64_t iters, const bench_incore_data *D)                                         \
     {                                                                                                            \
-        VEC g = VGATHER(x, ILOAD(idx + p + k * W));                                                              \
+        const int64_t W = BT_W, n = D->nidx, step = 8 * W;                                                       \
+        __VA_ARGS__                                                                                              \
+        int64_t p = 0;                                                                                           \
+        for (int64_t it = 0; it < iters; it++) {                                                                 \
+            BT_REP8(BT_IDX8_S)                                                                                   \
+            p += step;                                                                                           \
+            if (p >= n) p = 0;                                                                                   \
+        }                                                                                                        \
+        return iters * 8;                                                                                        \
+    }
+#define BT_IDX8_S(k)                                                                                             \
+    {                                                                                                            \
+        VEC g = BT_IDX8_LOAD(p + k * W);                                                                         \
         VSINK(g);                                                                                                \
     }
-        BT_REP8(S)
-#undef S
-        p += step;
-        if (p >= n) p = 0;
-    }
-    return iters * 8;
-}
+
+/* gather fed by a contiguous load of its W indices (as in SpMV): reciprocal throughput of the pair */
+#define BT_IDX8_LOAD(q) VGATHER(x, ILOAD(idx + (q)))
+BT_IDX8_TP(gatherld_tp, const int32_t *idx = D->idx; const double *x = D->x;)
+#undef BT_IDX8_LOAD
 
 /* latency of index load -> gather -> lane 0 to a general register -> address of the next index load */
 BT_NI int64_t BT_FN(gatherld_lat)(int64_t iters, const bench_incore_data *D)
@@ -362,51 +368,18 @@ BT_NI int64_t BT_FN(gatherld_lat)(int64_t iters, const bench_incore_data *D)
 }
 
 /* index load + gather over idxl[J]: every vector's addresses in 1, 2, 4 or 8 distinct lines (at most W) */
-#define BT_GATHERK(name, J)                                                                                      \
-    BT_NI int64_t BT_FN(name)(int64_t iters, const bench_incore_data *D)                                         \
-    {                                                                                                            \
-        const int64_t W = BT_W, n = D->nidx, step = 8 * W;                                                       \
-        const int32_t *idx = D->idxl[J];                                                                         \
-        const double *x = D->x;                                                                                  \
-        int64_t p = 0;                                                                                           \
-        for (int64_t it = 0; it < iters; it++) {                                                                 \
-            BT_REP8(BT_GATHERK_S)                                                                                \
-            p += step;                                                                                           \
-            if (p >= n) p = 0;                                                                                   \
-        }                                                                                                        \
-        return iters * 8;                                                                                        \
-    }
-#define BT_GATHERK_S(k)                                                                                          \
-    {                                                                                                            \
-        VEC g = VGATHER(x, ILOAD(idx + p + k * W));                                                              \
-        VSINK(g);                                                                                                \
-    }
-BT_GATHERK(gather1l_tp, 0)
-BT_GATHERK(gather2l_tp, 1)
-BT_GATHERK(gather4l_tp, 2)
-BT_GATHERK(gather8l_tp, 3)
+#define BT_IDX8_LOAD(q) VGATHER(x, ILOAD(idx + (q)))
+BT_IDX8_TP(gather1l_tp, const int32_t *idx = D->idxl[0]; const double *x = D->x;)
+BT_IDX8_TP(gather2l_tp, const int32_t *idx = D->idxl[1]; const double *x = D->x;)
+BT_IDX8_TP(gather4l_tp, const int32_t *idx = D->idxl[2]; const double *x = D->x;)
+BT_IDX8_TP(gather8l_tp, const int32_t *idx = D->idxl[3]; const double *x = D->x;)
+#undef BT_IDX8_LOAD
 
 #ifdef VEMUL
 /* emulated gather as the SpMV kernels do it: W scalar index loads, W scalar x loads, inserts */
-BT_NI int64_t BT_FN(emul_tp)(int64_t iters, const bench_incore_data *D)
-{
-    const int64_t W = BT_W, n = D->nidx, step = 8 * W;
-    const int32_t *idx = D->idx;
-    const double *x = D->x;
-    int64_t p = 0;
-    for (int64_t it = 0; it < iters; it++) {
-#define S(k)                                                                                                     \
-    {                                                                                                            \
-        VEC g = VEMUL(x, idx + p + k * W);                                                                       \
-        VSINK(g);                                                                                                \
-    }
-        BT_REP8(S)
-#undef S
-        p += step;
-        if (p >= n) p = 0;
-    }
-    return iters * 8;
-}
+#define BT_IDX8_LOAD(q) VEMUL(x, idx + (q))
+BT_IDX8_TP(emul_tp, const int32_t *idx = D->idx; const double *x = D->x;)
+#undef BT_IDX8_LOAD
 #define BT_EMUL_FN BT_FN(emul_tp)
 #else
 #define BT_EMUL_FN NULL
@@ -442,25 +415,9 @@ BT_NI int64_t BT_FN(maskld_tp)(int64_t iters, const bench_incore_data *D)
 /* a vector of values through one-byte value indices (spmv_sell.val8) and a 16-entry table (x[0..15]), as the
  * family's SELL kernels read them: VVIDX_DECL(tab) sets the table up once (AVX-512: two registers), VVIDX(p) reads
  * W indices at p and looks them up */
-BT_NI int64_t BT_FN(vidx_tp)(int64_t iters, const bench_incore_data *D)
-{
-    const int64_t W = BT_W, n = D->nidx, step = 8 * W;
-    const uint8_t *vi = D->vidx;
-    VVIDX_DECL(D->x)
-    int64_t p = 0;
-    for (int64_t it = 0; it < iters; it++) {
-#define S(k)                                                                                                     \
-    {                                                                                                            \
-        VEC g = VVIDX(vi + p + k * W);                                                                           \
-        VSINK(g);                                                                                                \
-    }
-        BT_REP8(S)
-#undef S
-        p += step;
-        if (p >= n) p = 0;
-    }
-    return iters * 8;
-}
+#define BT_IDX8_LOAD(q) VVIDX(vi + (q))
+BT_IDX8_TP(vidx_tp, const uint8_t *vi = D->vidx; VVIDX_DECL(D->x))
+#undef BT_IDX8_LOAD
 #define BT_VIDX_FN BT_FN(vidx_tp)
 #else
 #define BT_VIDX_FN NULL
