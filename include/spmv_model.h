@@ -100,8 +100,10 @@ typedef struct spmv_machine {
     double vidx_rthroughput;         /**< cy per vector of simd_width values read through value indices (spmv_sell.val8)
                                         as the family's kernels do: AVX-512 an 8-byte load of 8 one-byte indices,
                                         vpmovzxbq and vpermt2pd from a 16-entry table in two registers; AVX2 a
-                                        4-byte load, vpmovzxbd and a gather from the table; SVE ld1b and a gather
-                                        from the table (0 = not measured: load_rthroughput, the value load's) */
+                                        4-byte load, vpmovzxbd and a gather from the table (its gather kernels; the
+                                        emulated ones read the table by scalar loads: charged
+                                        emul_gather_rthroughput); SVE ld1b and a gather from the table (0 = not
+                                        measured: load_rthroughput, the value load's) */
     double gather_lines_rthroughput[4]; /**< cy per hardware gather of simd_width doubles fed by an index load
                                         (gather_index_penalty included) whose addresses fall in 1, 2, 4, 8 distinct
                                         cache lines; the model weights them by the matrix's distribution of lines per

@@ -84,6 +84,10 @@ typedef struct spmv_tune_record {
                             -1 not recorded (auto) */
 } spmv_tune_record;
 
+/** The kernel variant of record r into o where o leaves it auto (runs < 0, xaccess SPMV_X_AUTO, idx16 < 0, vidx < 0)
+ * and r recorded it (has_variant, has_compression); C, sigma, rcm and threads are not touched. NULL: nothing. */
+SPMV_API void spmv_tune_record_variant(const spmv_tune_record *r, spmv_sell_opts *o);
+
 /** The database path: $SPMV_TUNE_DB if set (and not "off"), else $XDG_DATA_HOME/spmv/tuning/choices.txt, else
  * $HOME/.local/share/spmv/tuning/choices.txt. Errors: SPMV_ERR_ARG (NULL, buf too small), SPMV_ERR_IO (neither
  * XDG_DATA_HOME nor HOME set; or SPMV_TUNE_DB=off: lookups are switched off). */
@@ -282,7 +286,8 @@ typedef struct spmv_tune_opts {
 SPMV_API spmv_tune_opts spmv_tune_opts_default(void);
 
 typedef struct spmv_tune_result {
-    spmv_sell_opts opts;  /**< the choice: C, sigma, rcm, nthreads, permuted (unroll 1) */
+    spmv_sell_opts opts;  /**< the choice: C, sigma, rcm, nthreads, permuted (unroll 1) and its kernel variant: runs,
+                             xaccess, idx16, vidx (as built) */
     spmv_tune_point best; /**< its measurement at opts.nthreads (the final comparison, stage 6) */
     spmv_tune_point crs;  /**< CRS at the choice's thread count (opts.nthreads), timed alternately with the choice in
                                the final comparison (stage 6): the same conditions for both */

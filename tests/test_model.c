@@ -908,6 +908,13 @@ static void test_gather_lines(void)
     m.emul_gather_rthroughput = 7.0;
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (7.0 + 2.25) / 8, EXACT);
+    /* AVX2 (width 4): its emulated kernels read the table by scalar loads, as they read x */
+    spmv_kernel_shape k4 = {SPMV_FORMAT_SELL, 8, 4, 1, SPMV_X_EMUL, 0, 0, 1};
+    CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k4, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * 2 * (7.0 + 7.0) / 8, EXACT); /* 2 vectors per chunk column */
+    k4.x = SPMV_X_GATHER;
+    CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k4, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * 2 * (6.0 + 2.25) / 8, EXACT); /* a gather of 4 lanes: the 4-line cost */
     m.vidx_rthroughput = 0;
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (7.0 + 0.5) / 8, EXACT);

@@ -60,6 +60,7 @@ int bench_auto_opts(const char *prog, const spmv_crs *A, spmv_sell_opts *o)
         o->sigma = rec.sigma;
         o->rcm = rec.rcm && A->rows == A->cols;
         o->nthreads = rec.nthreads;
+        spmv_tune_record_variant(&rec, o);
         printf("auto     SELL-%d-%d, RCM %s, %d thread%s: recorded by spmv-tune%s%s (%.3g Gflop/s then%s; %s)\n", o->C,
                o->sigma, o->rcm ? "on" : "off", o->nthreads, o->nthreads == 1 ? "" : "s", rec.date[0] ? " on " : "",
                rec.date, rec.gflops, rec.permuted != (o->permuted != 0) ? ", measured in the other vector order" : "",
@@ -235,6 +236,7 @@ static void run_one(const suite *s, const char *path, row *w)
     if (found || s->tune_time <= 0) {
         if (found) {
             o.C = rec.C, o.sigma = rec.sigma, o.rcm = rec.rcm && A->rows == A->cols, o.nthreads = rec.nthreads;
+            spmv_tune_record_variant(&rec, &o);
             snprintf(w->source, sizeof w->source, "recorded");
         } else {
             o.C = 0, o.sigma = 0, o.nthreads = 0; /* the library's partition: at most one thread per 2048 nnz */

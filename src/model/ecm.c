@@ -101,10 +101,14 @@ static double emul_gather(const spmv_machine *m, int32_t w)
 }
 
 /* The values of one vector of entries: a contiguous load, or through value indices (shape.vidx: the matrix has them
- * and the kernel reads them) at the measured lookup cost (index load, widening, table lookup) */
+ * and the kernel reads them) at the measured lookup cost (index load, widening, table lookup). The AVX2 kernels
+ * (width 4) read the table as they read x: their emulated-gather kernels by scalar loads and inserts, charged as an
+ * emulated gather (src/kernels/avx2/sell_avx2.c, vi_val4). */
 static double value_load(const spmv_machine *m, const spmv_kernel_shape *k)
 {
-    return k->vidx && m->vidx_rthroughput > 0 ? m->vidx_rthroughput : m->load_rthroughput;
+    if (!k->vidx) return m->load_rthroughput;
+    if (k->x == SPMV_X_EMUL && k->width == 4) return emul_gather(m, k->width);
+    return m->vidx_rthroughput > 0 ? m->vidx_rthroughput : m->load_rthroughput;
 }
 
 /* Loads of row/chunk metadata (offsets, lengths, a run's base index and mask): counted at the measured scalar-load

@@ -416,6 +416,15 @@ spmv_status spmv_tune_default_sigma(const spmv_crs *A, int32_t C, int32_t *sigma
 
 /* ---------------------------------------------------------------------------------------------- auto parameters */
 
+void spmv_tune_record_variant(const spmv_tune_record *r, spmv_sell_opts *o)
+{
+    if (!r || !o) return;
+    if (o->runs < 0 && r->has_variant && r->runs >= 0) o->runs = r->runs;
+    if (o->xaccess == SPMV_X_AUTO && (r->xaccess == SPMV_X_GATHER || r->xaccess == SPMV_X_EMUL)) o->xaccess = r->xaccess;
+    if (r->has_compression && o->idx16 < 0 && (r->idx16 == 0 || r->idx16 == 1)) o->idx16 = r->idx16;
+    if (r->has_compression && o->vidx < 0 && (r->vidx == 0 || r->vidx == 1)) o->vidx = r->vidx;
+}
+
 spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tune_source *src)
 {
     static const char fn[] = "spmv_tune_auto_params";
@@ -442,12 +451,7 @@ spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tun
     if (found && (wantC || rec.C == o->C)) {
         if (wantC) o->C = rec.C;
         if (wantS) o->sigma = rec.sigma;
-        /* the recorded kernel variant, where the caller left it to the library */
-        if (o->runs < 0 && rec.has_variant) o->runs = rec.runs;
-        if (o->xaccess == SPMV_X_AUTO && (rec.xaccess == SPMV_X_GATHER || rec.xaccess == SPMV_X_EMUL))
-            o->xaccess = rec.xaccess;
-        if (rec.has_compression && o->idx16 < 0 && (rec.idx16 == 0 || rec.idx16 == 1)) o->idx16 = rec.idx16;
-        if (rec.has_compression && o->vidx < 0 && (rec.vidx == 0 || rec.vidx == 1)) o->vidx = rec.vidx;
+        spmv_tune_record_variant(&rec, o); /* the recorded kernel variant, where the caller left it to the library */
         if (src) *src = SPMV_TUNE_RECORDED;
         if (verbose) {
             char perf[64] = "";

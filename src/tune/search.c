@@ -81,6 +81,8 @@ typedef struct tctx {
     double est_mv;                 /* s per multiply (CRS at T) */
     double reserve;                /* s kept for the thread sweep */
     int32_t *rcm_order;            /* RCM order for predictions (NULL: not known yet) */
+    int32_t nvals;                 /* A's distinct values, at most SPMV_VTAB_MAX + 1 (-1: not counted yet) */
+    double run_share[7];           /* share of A's entries in run columns at C = 2^k, k < 7, sigma 1 (-1: not yet) */
 } tctx;
 
 static double elapsed(const tctx *c) { return now() - c->t0; }
@@ -404,6 +406,31 @@ static void variant_note(char *buf, size_t size, const variant *v, const spmv_tu
     }
 }
 
+/* The fewest bytes per stored entry a build of variant v at chunk height C can move (the pruning bound's entry
+ * bytes, so that it stays a bound): 1 per value where value indices may be on (A has at most SPMV_VTAB_MAX values, v
+ * asks for them or auto takes them at this size), else 8; per index 2 where 16-bit indices may be on (asked, or auto
+ * at this size), else 4, and none for the share of entries that run columns hold in A's own row order (the most
+ * they hold: sorting and RCM break runs; C a power of two up to 64, else no runs counted) */
+static double entry_bytes_lower(tctx *c, int32_t C, const variant *v, int64_t stored)
+{
+    const spmv_crs *A = c->A;
+    if (c->nvals < 0) c->nvals = spmv__sell_count_values(A->val, A->nnz, 0);
+    const int vi = c->nvals <= SPMV_VTAB_MAX && spmv__sell_vidx_wanted(v->vidx, stored);
+    const int i16 = spmv__sell_idx16_wanted(v->idx16, stored);
+    double share = 0;
+    int k = 0;
+    while (k < 7 && (1 << k) < C) k++;
+    if (v->runs != 0 && k < 7 && (1 << k) == C) {
+        if (c->run_share[k] < 0) {
+            const int32_t T = v->runs > 0 ? v->runs : (3 * C + 3) / 4;
+            const double s = spmv__sell_run_share(A, C, T < C ? T : C, 1024);
+            c->run_share[k] = s > 0 ? s : 0;
+        }
+        share = c->run_share[k];
+    }
+    return (vi ? 1.0 : 8.0) + (1.0 - share) * (i16 ? 2.0 : 4.0);
+}
+
 /* SELL point (C, sigma, rcm) built with the kernel variant v */
 static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force,
                                 const variant *v)
@@ -446,7 +473,8 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
         if ((!rcm || order || p.sigma >= A->rows) && spmv_tune_stored(A, C, p.sigma, 1, order, &stored) == SPMV_OK) {
             p.stored = stored;
             p.beta = stored ? (double)A->nnz / (double)stored : 1;
-            int32_t s0 = same_padding(c, C, p.sigma, rcm, stored);
+            /* a variant (stage 8) changes the kernel, not the padding */
+            int32_t s0 = v->change == V_NONE ? same_padding(c, C, p.sigma, rcm, stored) : 0;
             if (s0) {
                 p.state = SPMV_TUNE_PRUNED;
                 snprintf(p.note, sizeof p.note, "same padding as sigma = %d (%lld stored): no traffic to save", s0,
@@ -454,10 +482,7 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
                 done = 1;
             } else if (m && c->best > 0) {
                 spmv_traffic tr = spmv__k_sell_ref.traffic;
-                /* a variant asked to compress moves fewer bytes: the bound stays a bound (8 -> 1 byte per value,
-                 * 4 -> 2 per index) */
-                if (v->vidx == 1) tr.bytes_per_entry -= 7;
-                if (v->idx16 == 1) tr.bytes_per_entry -= 2;
+                tr.bytes_per_entry = entry_bytes_lower(c, C, v, stored);
                 double bound = 0;
                 if (spmv_tune_bound(m, &tr, A->rows, A->cols, A->nnz, stored, C, c->T, &bound) == SPMV_OK) {
                     p.bound = bound;
@@ -466,8 +491,9 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
                     if (spmv_tune_prune(m, bytes, bound, c->best, c->o->prune_margin)) {
                         p.state = SPMV_TUNE_PRUNED;
                         snprintf(p.note, sizeof p.note,
-                                 "bound %.3g Gflop/s (beta %.3f, x read once, peak bandwidth) < best %.3g / %.2f",
-                                 bound, p.beta, c->best, 1 + c->o->prune_margin);
+                                 "bound %.3g Gflop/s (beta %.3f, %.3g B per entry, x read once, peak bandwidth) < "
+                                 "best %.3g / %.2f", bound, p.beta, tr.bytes_per_entry, c->best,
+                                 1 + c->o->prune_margin);
                         done = 1;
                     }
                 }
@@ -743,6 +769,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
 
     tctx c;
     memset(&c, 0, sizeof c);
+    c.nvals = -1;
+    for (int k = 0; k < 7; k++) c.run_share[k] = -1;
     c.A = A;
     c.o = o;
     c.r = r;
@@ -970,7 +998,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         rec.xaccess = r->opts.xaccess;
         rec.has_compression = 1;
         rec.idx16 = r->opts.idx16;
-        rec.vidx = r->opts.vidx;
+        const char *vienv = getenv(SPMV_VIDX_ENV); /* forced for a measurement: not a choice */
+        rec.vidx = vienv && *vienv ? -1 : r->opts.vidx;
         rec.gflops = r->best.gflops;
         rec.limit = r->best.limit;
         rec.crs_gflops = r->crs.gflops;

@@ -52,6 +52,10 @@ static void check_same(const spmv_tune_record *a, const spmv_tune_record *b)
              a->nthreads == b->nthreads, "choice read back");
     FZ_CHECK(a->has_variant == b->has_variant && (!a->has_variant || a->runs == b->runs) && a->xaccess == b->xaccess,
              "variant read back");
+    FZ_CHECK(a->has_compression == b->has_compression &&
+                 (!a->has_compression || (a->idx16 == b->idx16 && a->vidx == b->vidx)),
+             "compression read back (%d %d %d as %d %d %d)", a->has_compression, a->idx16, a->vidx, b->has_compression,
+             b->idx16, b->vidx);
     FZ_CHECK(close6(a->gflops, b->gflops) && close6(a->limit, b->limit) && close6(a->crs_gflops, b->crs_gflops) &&
              close6(a->t_convert, b->t_convert), "measurements read back");
 }
