@@ -809,7 +809,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     }
     const int try_rcm = o->rcm && c.square;
     c.planned = 3 + (o->full ? nC * maxsig * (try_rcm ? 2 : 1) : nC + maxsig - 1 + (try_rcm ? maxsig : 0)) +
-                (nthr > 1 ? 2 * (nthr - 1) : 0) + 2;
+                (nthr > 1 ? 2 * (nthr - 1) : 0) + 4; /* + the stage-8 variants: runs, x access, value and 16-bit indices */
 
     if ((st = setup(&c))) goto out;
 
