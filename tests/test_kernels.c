@@ -796,15 +796,7 @@ int main(int argc, char **argv)
         printf("FAIL: no SELL build had value indices\n");
         rc = 1;
     }
-    int asan = 0;
-#if defined(__SANITIZE_ADDRESS__)
-    asan = 1;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    asan = 1;
-#endif
-#endif
-    if (n_sell_builds > 0 && rc == 0 && family != SPMV_ARCH_REF && !asan && n_vidx_builds == 0) {
+    if (n_sell_builds > 0 && rc == 0 && family != SPMV_ARCH_REF && !SPMV_ASAN && n_vidx_builds == 0) {
         printf("FAIL: no SELL build ran a value-index kernel\n");
         rc = 1;
     }

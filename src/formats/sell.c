@@ -1305,7 +1305,8 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             goto fail;
         }
         /* A's first 4096 values decide whether the indices are worth allocating; vi_build decides */
-        if (spmv__sell_count_values(A->val, A->nnz < 4096 ? A->nnz : 4096, 0) <= SPMV_VTAB_MAX) S->val8 = spmv__malloc((size_t)cstored);
+        if (spmv__sell_count_values(A->val, A->nnz < 4096 ? A->nnz : 4096, 0) <= SPMV_VTAB_MAX)
+            S->val8 = spmv__malloc((size_t)cstored);
         else spmv__free(S->vtab), S->vtab = NULL;
         if (S->val8 && vi_parts_init(&vip, S->nparts)) spmv__free(S->val8), S->val8 = NULL;
         if (S->vtab && !S->val8 && opts->vidx != 1) spmv__free(S->vtab), S->vtab = NULL; /* auto: go without */

@@ -105,6 +105,19 @@ int spmv__cpu_avx2_fma(void); /* AVX2 and FMA with ymm state enabled */
 int spmv__cpu_sve(void);      /* SVE (HWCAP) */
 int spmv__cpu_vendor_amd(void);
 
+/* 1 in a build under AddressSanitizer (clang's sanitizer and fuzz builds of CI, gcc -fsanitize=address): the x86
+ * SELL kernels compile without their value-index paths there (see SELL_AVX512_ASAN, SELL_AVX2_ASAN) */
+#if defined(__SANITIZE_ADDRESS__)
+#define SPMV_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPMV_ASAN 1
+#endif
+#endif
+#ifndef SPMV_ASAN
+#define SPMV_ASAN 0
+#endif
+
 /* Software prefetch in the kernels that have it (the x86 families' CRS "-pf" kernels: `bytes` = their values and
  * indices; the AVX-512 SELL kernels through spmv_sell.prefetch: `bytes` = the stored values, counted as 16 MiB
  * with value indices from SPMV_VIDX_AUTO_ENTRIES entries: src/formats/sell.c, sell_set_prefetch): for matrices where

@@ -81,7 +81,8 @@ typedef struct tctx {
     double est_mv;                 /* s per multiply (CRS at T) */
     double reserve;                /* s kept for the thread sweep */
     int32_t *rcm_order;            /* RCM order for predictions (NULL: not known yet) */
-    int32_t nvals;                 /* A's distinct values, at most SPMV_VTAB_MAX + 1 (-1: not counted yet) */
+    int32_t nvals[2];              /* A's distinct values without / with +0.0 (the padding's), at most
+                                      SPMV_VTAB_MAX + 1 (-1: not counted yet) */
     double run_share[7];           /* share of A's entries in run columns at C = 2^k, k < 7, sigma 1 (-1: not yet) */
 } tctx;
 
@@ -411,11 +412,24 @@ static void variant_note(char *buf, size_t size, const variant *v, const spmv_tu
  * asks for them or auto takes them at this size), else 8; per index 2 where 16-bit indices may be on (asked, or auto
  * at this size), else 4, and none for the share of entries that run columns hold in A's own row order (the most
  * they hold: sorting and RCM break runs; C a power of two up to 64, else no runs counted) */
+/* A's distinct values, +0.0 counted when zero = 1 (spmv__sell_count_values), counted once per search */
+static int32_t values_of(tctx *c, int zero)
+{
+    if (c->nvals[zero] < 0) c->nvals[zero] = spmv__sell_count_values(c->A->val, c->A->nnz, zero);
+    return c->nvals[zero];
+}
+
+/* 1 when SPMV_VIDX forces value indices on or off: the tuner neither weighs nor records them then */
+static int vidx_forced(void)
+{
+    const char *e = getenv(SPMV_VIDX_ENV);
+    return e && *e;
+}
+
 static double entry_bytes_lower(tctx *c, int32_t C, const variant *v, int64_t stored)
 {
     const spmv_crs *A = c->A;
-    if (c->nvals < 0) c->nvals = spmv__sell_count_values(A->val, A->nnz, 0);
-    const int vi = c->nvals <= SPMV_VTAB_MAX && spmv__sell_vidx_wanted(v->vidx, stored);
+    const int vi = values_of(c, 0) <= SPMV_VTAB_MAX && spmv__sell_vidx_wanted(v->vidx, stored);
     const int i16 = spmv__sell_idx16_wanted(v->idx16, stored);
     double share = 0;
     int k = 0;
@@ -769,7 +783,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
 
     tctx c;
     memset(&c, 0, sizeof c);
-    c.nvals = -1;
+    c.nvals[0] = c.nvals[1] = -1;
     for (int k = 0; k < 7; k++) c.run_share[k] = -1;
     c.A = A;
     c.o = o;
@@ -910,7 +924,6 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         spmv_arch arch = SPMV_ARCH_REF;
         const spmv_family *fam = spmv_arch_get(&arch) == SPMV_OK ? spmv__family(arch) : NULL;
         spmv__clear_error();
-        const char *env = getenv(SPMV_VIDX_ENV);
         for (vchange ch = V_RUNS; ch <= V_IDX16; ch++) {
             const spmv_tune_point b = r->points[c.bestidx];
             const spmv_kernel *k = spmv__sell_kernel_for(b.C, (spmv_xaccess)b.xaccess);
@@ -920,8 +933,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
             else if (ch == V_XACCESS)
                 go = fam && fam->xaccess_default && (b.xaccess == SPMV_X_GATHER || b.xaccess == SPMV_X_EMUL);
             else if (ch == V_VIDX)
-                go = k && k->shape.vidx && !(env && *env) &&
-                     (b.vidx || spmv__sell_count_values(A->val, A->nnz, b.stored > A->nnz) <= SPMV_VTAB_MAX);
+                go = k && k->shape.vidx && !vidx_forced() &&
+                     (b.vidx || values_of(&c, b.stored > A->nnz) <= SPMV_VTAB_MAX);
             else /* where 5 % or more of the stored entries are in gather columns (HPCG in its own order: none) */
                 go = k && k->shape.idx16 && c.bestS &&
                      20 * (c.bestS->stored - (int64_t)c.bestS->C * c.bestS->nruns) >= c.bestS->stored;
@@ -998,8 +1011,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         rec.xaccess = r->opts.xaccess;
         rec.has_compression = 1;
         rec.idx16 = r->opts.idx16;
-        const char *vienv = getenv(SPMV_VIDX_ENV); /* forced for a measurement: not a choice */
-        rec.vidx = vienv && *vienv ? -1 : r->opts.vidx;
+        rec.vidx = vidx_forced() ? -1 : r->opts.vidx; /* forced for a measurement: not a choice */
         rec.gflops = r->best.gflops;
         rec.limit = r->best.limit;
         rec.crs_gflops = r->crs.gflops;

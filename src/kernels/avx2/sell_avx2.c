@@ -29,16 +29,7 @@
  * double the fully unrolled code, and clang's instrumentation of this file took 5 minutes instead of 2.5 with them
  * (14 for the AVX-512 file). They declare no value indices then (shape.vidx = 0). The indices' layout is checked
  * under the sanitizers by test_sell and the AVX-512 value-index logic by the emulated check (avx512_emu). */
-#if defined(__SANITIZE_ADDRESS__)
-#define SELL_AVX2_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SELL_AVX2_ASAN 1
-#endif
-#endif
-#ifndef SELL_AVX2_ASAN
-#define SELL_AVX2_ASAN 0
-#endif
+#define SELL_AVX2_ASAN SPMV_ASAN
 #if defined(__clang__)
 #define AVX2_UNROLL _Pragma("clang loop unroll(full)")
 #else

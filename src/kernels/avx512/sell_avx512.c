@@ -124,15 +124,8 @@ SPMV_AVX512_INLINE void sell_prefetch_idx(const int32_t *c)
  * unrolled) keeps them, so the value-index logic runs under the sanitizers there; the indices' layout in test_sell. */
 #if defined(SPMV_AVX512_EMU)
 #define SELL_AVX512_ASAN 0
-#elif defined(__SANITIZE_ADDRESS__)
-#define SELL_AVX512_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SELL_AVX512_ASAN 1
-#endif
-#endif
-#ifndef SELL_AVX512_ASAN
-#define SELL_AVX512_ASAN 0
+#else
+#define SELL_AVX512_ASAN SPMV_ASAN
 #endif
 
 /* Value indices (spmv_sell.val8, CSR-VI): 8 values from 8 one-byte indices into the 16-entry table t0:t1 (vpmovzxbq,
