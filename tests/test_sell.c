@@ -153,6 +153,9 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
 
     /* run columns: the threshold used (auto: ceil(3C/4) for 4 <= C <= 64) */
     int32_t T = o->runs < 0 ? (C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0) : o->runs > C ? C : o->runs;
+    /* auto on a matrix of 4096 chunks or more: none where the conversion's sample found few runs (when exactly:
+     * test_runs_sampled) */
+    if (o->runs < 0 && S->nchunks >= 4096 && S->runs == 0) T = 0;
     /* T lanes; or 0 (chunkruns NULL) when no chunk has a run column of T lanes -- checked per chunk below */
     CHK(S->runs == T || (S->runs == 0 && S->nruns == 0));
     CHK((S->runs == 0) == (S->chunkruns == NULL));
@@ -1044,9 +1047,10 @@ static void test_value_indices(void)
     spmv_sell_opts o = opts_of(4, 1, 1, 0);
     spmv_sell *S = NULL;
     CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
-    /* 48 stored for 17 nonzeros: A's values -1 1 2 -3 3 and padding's 0.0, in order of first appearance in the chunks
-     * (chunk 0, column 0: row 0's -1, then row 1's padding) */
-    CU_ASSERT(S->nvals == 6 && S->vtab[0] == -1.0 && S->vtab[1] == 0.0 && !signbit(S->vtab[1]));
+    /* 48 stored for 17 nonzeros: A's values in A's order (its first 4096 seed the table: rows 0, 2, 3, 4 give -1 1 3 2,
+     * row 9 gives -3), then padding's 0.0, the one value the chunks add */
+    const double want[6] = {-1.0, 1.0, 3.0, 2.0, -3.0, 0.0};
+    CU_ASSERT(S->nvals == 6 && memcmp(S->vtab, want, sizeof want) == 0);
     CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
     spmv_sell_free(S);
     o.vidx = 0;
@@ -1330,6 +1334,64 @@ static void test_runs_many_keys(void)
     spmv_crs_free(A);
 }
 
+/* Automatic run columns on large matrices (spmv_sell_opts.runs = -1, SELL_RUN_SAMPLE in sell.c): from 4096 chunks
+ * on, none where 256 sampled chunks hold fewer than 10 % of their entries in run columns. Rows of a diagonal and
+ * nrand random columns, SELL-4-1 (T = 3): the diagonal is a run column of every chunk (1 / (1 + nrand) of the
+ * entries; random columns make a run by chance about once per matrix). */
+static spmv_crs *diag_random(int32_t rows, int32_t nrand, uint64_t seed)
+{
+    const int64_t cap = (int64_t)rows * (nrand + 1);
+    int32_t *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
+    double *v = malloc((size_t)cap * sizeof *v);
+    CU_ASSERT_FATAL(ri && ci && v);
+    int64_t n = 0;
+    for (int32_t i = 0; i < rows; i++) {
+        ri[n] = i, ci[n] = i, v[n++] = 4.0;
+        for (int32_t k = 0; k < nrand; k++, n++) {
+            ri[n] = i;
+            ci[n] = (int32_t)(tu_rand(&seed) % (uint64_t)rows);
+            v[n] = tu_rand_unit(&seed);
+        }
+    }
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_crs_from_coo(rows, rows, n, ri, ci, v, 0, &A) == SPMV_OK);
+    free(ri), free(ci), free(v);
+    return A;
+}
+
+static void test_runs_sampled(void)
+{
+    /* rows, random columns per row, and whether auto keeps the runs: 1/16 of the entries in runs (4096 chunks:
+     * dropped; 4095 chunks: below the sample's minimum, searched as always), 1/8 (kept) */
+    const struct {
+        int32_t rows, nrand;
+        int kept;
+    } cases[] = {{16384, 15, 0}, {16380, 15, 1}, {16384, 7, 1}};
+    for (int c = 0; c < 3; c++) {
+        spmv_crs *A = diag_random(cases[c].rows, cases[c].nrand, 99 + (uint64_t)c);
+        spmv_sell_opts o = opts_of(4, 1, 1, 0);
+        o.vidx = 0;
+        char what[64];
+        snprintf(what, sizeof what, "diagonal + %d random, %d rows", cases[c].nrand, cases[c].rows);
+        CU_ASSERT(build_check_roundtrip(A, &o, what) == 0);
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        CU_ASSERT(S->nchunks == cases[c].rows / 4 + (cases[c].rows % 4 != 0));
+        if (cases[c].kept) {
+            CU_ASSERT(S->runs == 3 && S->nruns >= S->nchunks && S->chunkruns != NULL);
+        } else {
+            CU_ASSERT(S->runs == 0 && S->nruns == 0 && S->chunkruns == NULL);
+        }
+        spmv_sell_free(S);
+        o.runs = 3; /* asked for: searched whatever the sample says */
+        CU_ASSERT(build_check_roundtrip(A, &o, what) == 0);
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        CU_ASSERT(S->runs == 3 && S->nruns >= S->nchunks);
+        spmv_sell_free(S);
+        spmv_crs_free(A);
+    }
+}
+
 /* Non-temporal y stores: auto (the default, -1) asks for them from SPMV_NT_AUTO_BYTES of y on, exactly; 0 and 1
  * as given; other values refused; the kernel chosen has them ("-nt") where the family has such a kernel and y is
  * indexed directly (sigma = 1 here: an identity perm), none in the original order with a real perm; the product
@@ -1414,6 +1476,7 @@ int main(void)
                                  {"chunks that store nothing (col, val, runbase not NULL)", test_empty_chunks},
                                  {"non-temporal y stores: auto from 16 MiB of y", test_nt_auto},
                                  {"run detection with more candidate keys than a batch", test_runs_many_keys},
+                                 {"automatic run columns: sampled on large matrices", test_runs_sampled},
                                  {"value indices (CSR-VI)", test_value_indices},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
