@@ -37,19 +37,22 @@ static spmv_sell_opts opts_of(int32_t C, int32_t sigma, int32_t unroll, int perm
     return o;
 }
 
-/* Distinct values of A (bit patterns) plus 0.0 when `padding`, counted independently of the library (all pairs);
- * stops counting at 17. */
-static int32_t distinct_values(const spmv_crs *A, int padding)
+/* Distinct values (bit patterns) of rows rows[0, nrows) of A plus 0.0 when `padding`, counted independently of the
+ * library (all pairs); stops counting at 17. */
+static int32_t distinct_values(const spmv_crs *A, const int32_t *rows, int32_t nrows, int padding)
 {
     uint64_t seen[17];
     int32_t n = 0;
     if (padding) seen[n++] = 0;
-    for (int64_t e = 0; e < A->nnz && n <= 16; e++) {
-        uint64_t b;
-        memcpy(&b, A->val + e, sizeof b);
-        int dup = 0;
-        for (int32_t i = 0; i < n; i++) dup |= seen[i] == b;
-        if (!dup) seen[n++] = b;
+    for (int32_t i = 0; i < nrows && n <= 16; i++) {
+        const int32_t row = rows[i];
+        for (int64_t e = A->rowptr[row]; e < A->rowptr[row + 1] && n <= 16; e++) {
+            uint64_t b;
+            memcpy(&b, A->val + e, sizeof b);
+            int dup = 0;
+            for (int32_t k = 0; k < n; k++) dup |= seen[k] == b;
+            if (!dup) seen[n++] = b;
+        }
     }
     return n;
 }
@@ -338,7 +341,8 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
     {
         const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->nlong > 0 ? S->longptr[S->nlong] : 0;
         const int wantv = o->vidx > 0 || (o->vidx < 0 && cst * 8 >= ((int64_t)2 << 20));
-        const int32_t nd = distinct_values(A, cst > A->nnz - lnnz);
+        /* the chunks' rows only: the long rows' values are in the CRS part */
+        const int32_t nd = distinct_values(A, S->perm, S->rows - S->nlong, cst > A->nnz - lnnz);
         if (wantv && cst > 0 && nd <= SPMV_VTAB_MAX) {
             CHK(S->nvals == nd && S->val8 != NULL && S->vtab != NULL);
             if (S->val8 && S->vtab && S->nvals == nd) {
@@ -1089,7 +1093,7 @@ static void test_value_indices(void)
     spmv_crs_free(A);
 
     /* -0.0, 0.0 (explicit) and NaN are values of their own bit patterns: 3 x 3 diagonal, C = 4 (one padding lane,
-     * +0.0, shared with the explicit zero); table in chunk order */
+     * +0.0, shared with the explicit zero); table in A's order */
     const double z[3] = {-0.0, 0.0, NAN};
     A = diag_crs(3, z);
     o = opts_of(4, 1, 1, 0);
@@ -1099,6 +1103,37 @@ static void test_value_indices(void)
     CU_ASSERT(check_sell(A, S, &o, NULL) == 0);
     spmv_sell_free(S);
     spmv_crs_free(A);
+
+    /* a hybrid SELL: the long row's values are in the CRS part, not in the table. Row 0 holds 1..15 (kept in the CRS
+     * part by long_rows = 2), rows 1..8 the value 100 in one or two entries (padding: 0.0): the table is 100, 0.0
+     * (seeding it with A's first values instead made 17 and no value indices) */
+    {
+        int64_t hrp[10];
+        int32_t hci[32];
+        double hv[32];
+        int32_t hn = 0;
+        hrp[0] = 0;
+        for (int32_t j = 0; j < 15; j++) hci[hn] = j, hv[hn++] = 1.0 + j;
+        for (int32_t i = 1; i < 9; i++) {
+            hrp[i] = hn;
+            hci[hn] = i, hv[hn++] = 100.0;
+            if (i % 2) hci[hn] = i + 1, hv[hn++] = 100.0;
+        }
+        hrp[9] = hn;
+        CU_ASSERT_FATAL(spmv_crs_from_arrays(9, 16, hrp, hci, hv, &A) == SPMV_OK);
+        o = opts_of(4, 1, 1, 0);
+        o.long_rows = 2;
+        o.runs = 0;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        const double hw[2] = {100.0, 0.0};
+        CU_ASSERT(S->nlong == 1 && S->nvals == 2 && memcmp(S->vtab, hw, sizeof hw) == 0);
+        double hx[16], hy[9], hr[9]; /* the product against CRS's (check_sell covers the chunk layout alone) */
+        for (int32_t j = 0; j < 16; j++) hx[j] = 1.0 + 0.5 * j;
+        CU_ASSERT(spmv_sell_mv(S, 1.0, hx, 0.0, hy) == SPMV_OK && spmv_crs_mv(A, 1.0, hx, 0.0, hr) == SPMV_OK);
+        CU_ASSERT(memcmp(hy, hr, sizeof hy) == 0);
+        spmv_sell_free(S);
+        spmv_crs_free(A);
+    }
 
     /* auto (-1): from 2^18 = 262 144 stored entries (2 MiB of values): SELL-8-1 of laplace2d 256^2 stores
      * 8 x 32 chunks x (254 x 5 + 2 x 4) = 327 168 (padding in the boundary rows: 0.0, 4, -1), of 200^2 199 600 */

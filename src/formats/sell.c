@@ -715,7 +715,7 @@ static inline int32_t vi_index(uint64_t *bits, int32_t *n, uint64_t b)
     return i;
 }
 
-/* A part's table: its chunks' distinct values in order of first appearance. */
+/* A part's table: its chunks' distinct values, the seed's first (vi_parts_init), then in order of first appearance. */
 typedef struct vi_table {
     uint64_t bits[SPMV_VTAB_MAX];
     int32_t n;
@@ -723,19 +723,23 @@ typedef struct vi_table {
 
 /* The distinct values (bit patterns) of val[0, n) into T in order of first appearance, +0.0 first when zero is set;
  * their count, or SPMV_VTAB_MAX + 1 where there are more (the scan stops at the 17th: T then holds 16 of them). */
-static int32_t vi_scan(const double *val, int64_t n, int zero, vi_table *T)
+static int32_t vi_scan_add(const double *val, int64_t n, vi_table *T)
 {
     uint64_t t0 = 0;
-    T->n = 0;
-    if (zero) T->bits[T->n++] = 0;
     for (int64_t e = 0; e < n; e++) {
         uint64_t b;
         memcpy(&b, val + e, sizeof b);
-        if (T->n > 0 && b == t0) continue;
+        if (e > 0 && b == t0) continue;
         if (vi_index(T->bits, &T->n, b) < 0) return SPMV_VTAB_MAX + 1;
         t0 = b;
     }
     return T->n;
+}
+static int32_t vi_scan(const double *val, int64_t n, int zero, vi_table *T)
+{
+    T->n = 0;
+    if (zero) T->bits[T->n++] = 0;
+    return vi_scan_add(val, n, T);
 }
 
 /* The distinct values of val[0, n), +0.0 counted as one when zero is set, up to SPMV_VTAB_MAX + 1 (the scan stops
@@ -1551,10 +1555,18 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the value table", fn);
             goto fail;
         }
-        /* A's first 4096 values decide whether the indices are worth allocating (vi_merge decides) and seed the
-         * parts' tables */
+        /* the first 4096 values of the chunks' rows (stored order; not the CRS part's long rows, whose values no
+         * chunk holds) decide whether the indices are worth allocating (vi_merge decides) and seed the parts'
+         * tables */
         vi_table seed;
-        if (vi_scan(A->val, A->nnz < 4096 ? A->nnz : 4096, 0, &seed) <= SPMV_VTAB_MAX)
+        seed.n = 0;
+        int32_t nseed = 0;
+        for (int32_t i = 0, e = 0; i < nbulk && e < 4096 && nseed <= SPMV_VTAB_MAX; i++) {
+            const int64_t b = A->rowptr[S->perm[i]], n = A->rowptr[S->perm[i] + 1] - b;
+            nseed = vi_scan_add(A->val + b, n < 4096 - e ? n : 4096 - e, &seed);
+            e += n < 4096 - e ? (int32_t)n : 4096 - e;
+        }
+        if (nseed <= SPMV_VTAB_MAX)
             S->val8 = spmv__malloc((size_t)cstored);
         else spmv__free(S->vtab), S->vtab = NULL;
         if (S->val8 && vi_parts_init(&vip, S->nparts, &seed)) spmv__free(S->val8), S->val8 = NULL;
