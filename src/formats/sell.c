@@ -1186,6 +1186,17 @@ static void long_fill(spmv_sell *S, const spmv_crs *A, const int32_t *rowmap, co
     }
 }
 
+/* S without run columns (runs = 0, as without run detection): the run counts and pass 1's kept runs freed, T = 0 */
+static void runs_drop(spmv_sell *S, int32_t **tkey, uint8_t **tmask, int64_t **roff, int32_t *T)
+{
+    spmv__free(S->chunkruns), spmv__free(S->runptr);
+    S->chunkruns = NULL, S->runptr = NULL;
+    spmv__free(*tkey), spmv__free(*tmask), spmv__free(*roff);
+    *tkey = NULL, *tmask = NULL, *roff = NULL;
+    *T = 0;
+    S->runs = 0;
+}
+
 /* Share of the entries of SELL_RUN_SAMPLE chunks of S (spread evenly) that run columns of threshold T hold, the
  * lanes read as pass 1 reads them; -1 without memory for the scratch. */
 static double sample_run_share(const spmv_sell *S, const spmv_crs *src, const int32_t *rowmap, const int32_t *cmap,
@@ -1429,12 +1440,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     if (opts->runs < 0 && T > 0 && S->nchunks >= SELL_RUN_SAMPLE_MIN) {
         const double share = sample_run_share(S, src, rowmap, cmap, T, widest, maxrow);
         if (share >= 0.0 && share < SELL_RUN_SAMPLE_SHARE) {
-            spmv__free(S->chunkruns), spmv__free(S->runptr);
-            S->chunkruns = NULL, S->runptr = NULL;
-            spmv__free(tkey), spmv__free(tmask), spmv__free(roff);
-            tkey = NULL, tmask = NULL, roff = NULL;
-            T = 0;
-            S->runs = 0;
+            runs_drop(S, &tkey, &tmask, &roff, &T);
         }
     }
 
@@ -1505,12 +1511,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         /* no chunk has a run column: drop the run structure (runs = 0, as without run detection), so that the
          * kernels skip the run-column loops of every chunk; on karate (SELL-8 with all rows sorted, in L1) those
          * cost 12 ns of a 93 ns multiply (Intel Xeon VM) */
-        spmv__free(S->chunkruns), spmv__free(S->runptr);
-        S->chunkruns = NULL, S->runptr = NULL;
-        spmv__free(tkey), spmv__free(tmask), spmv__free(roff);
-        tkey = NULL, tmask = NULL, roff = NULL;
-        T = 0;
-        S->runs = 0;
+        runs_drop(S, &tkey, &tmask, &roff, &T);
     }
     st = padding_guard(S, opts, S->stored, fn); /* the exact count, run columns included */
     if (st != SPMV_OK) goto fail;
