@@ -188,15 +188,14 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
     sc->bkey = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey);
     sc->bkey2 = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey2);
     sc->bbits = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bbits);
-    sc->hkey = spmv__malloc(SELL_RUN_HASH * sizeof *sc->hkey);
-    sc->hbits = spmv__calloc(SELL_RUN_HASH, sizeof *sc->hbits);
-    sc->hused = spmv__malloc(SELL_RUN_HASH / 2 * sizeof *sc->hused);
-    if (!sc->hkey || !sc->hbits || !sc->hused) {
-        scratch_free(sc);
-        return -1;
+    if (T > 0) { /* chunk_runs_hash's table: only where runs are searched (not for the plain fill) */
+        sc->hkey = spmv__malloc(SELL_RUN_HASH * sizeof *sc->hkey);
+        sc->hbits = spmv__calloc(SELL_RUN_HASH, sizeof *sc->hbits);
+        sc->hused = spmv__malloc(SELL_RUN_HASH / 2 * sizeof *sc->hused);
     }
     if (!sc->col || !sc->val || !sc->inrun || !sc->start || !sc->lc || !sc->lv || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
-        !sc->rmask || !sc->rbits || !sc->rdst || !sc->bkey || !sc->bkey2 || !sc->bbits) {
+        !sc->rmask || !sc->rbits || !sc->rdst || !sc->bkey || !sc->bkey2 || !sc->bbits ||
+        (T > 0 && (!sc->hkey || !sc->hbits || !sc->hused))) {
         scratch_free(sc);
         return -1;
     }
@@ -1562,10 +1561,10 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         vi_table seed;
         seed.n = 0;
         int32_t nseed = 0;
-        for (int32_t i = 0, e = 0; i < nbulk && e < 4096 && nseed <= SPMV_VTAB_MAX; i++) {
-            const int64_t b = A->rowptr[S->perm[i]], n = A->rowptr[S->perm[i] + 1] - b;
-            nseed = vi_scan_add(A->val + b, n < 4096 - e ? n : 4096 - e, &seed);
-            e += n < 4096 - e ? (int32_t)n : 4096 - e;
+        for (int64_t i = 0, e = 0; i < nbulk && e < 4096 && nseed <= SPMV_VTAB_MAX; i++) {
+            const int64_t b = A->rowptr[S->perm[i]], n = A->rowptr[S->perm[i] + 1] - b, m = n < 4096 - e ? n : 4096 - e;
+            nseed = vi_scan_add(A->val + b, m, &seed);
+            e += m;
         }
         if (nseed <= SPMV_VTAB_MAX)
             S->val8 = spmv__malloc((size_t)cstored);

@@ -407,11 +407,6 @@ static void variant_note(char *buf, size_t size, const variant *v, const spmv_tu
     }
 }
 
-/* The fewest bytes per stored entry a build of variant v at chunk height C can move (the pruning bound's entry
- * bytes, so that it stays a bound): 1 per value where value indices may be on (A has at most SPMV_VTAB_MAX values, v
- * asks for them or auto takes them at this size), else 8; per index 2 where 16-bit indices may be on (asked, or auto
- * at this size), else 4, and none for the share of entries that run columns hold in A's own row order (the most
- * they hold: sorting and RCM break runs; C a power of two up to 64, else no runs counted) */
 /* A's distinct values, +0.0 counted when zero = 1 (spmv__sell_count_values), counted once per search */
 static int32_t values_of(tctx *c, int zero)
 {
@@ -426,6 +421,11 @@ static int vidx_forced(void)
     return e && *e;
 }
 
+/* The fewest bytes per stored entry a build of variant v at chunk height C can move (the pruning bound's entry
+ * bytes, so that it stays a bound): 1 per value where value indices may be on (A has at most SPMV_VTAB_MAX values, v
+ * asks for them or auto takes them at this size), else 8; per index 2 where 16-bit indices may be on (asked, or auto
+ * at this size), else 4, and none for the share of entries that run columns hold in A's own row order (the most
+ * they hold: sorting and RCM break runs; C a power of two up to 64, else no runs counted) */
 static double entry_bytes_lower(tctx *c, int32_t C, const variant *v, int64_t stored)
 {
     const spmv_crs *A = c->A;
