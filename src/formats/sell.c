@@ -111,11 +111,10 @@ static int32_t mask_bytes(int32_t C) { return (int32_t)(((int64_t)C + 7) / 8); }
 
 /* Per-thread scratch for one chunk: the lanes' entries (columns in stored numbering, ascending), run detection. */
 typedef struct chunk_scratch {
-    int64_t cap;      /* entries col/val/inrun can hold */
+    int64_t cap;      /* entries col/val can hold */
     int32_t *col;     /* the lanes' entries one after the other: lane r at [start[r], start[r] + len[r]) */
     double *val;
-    uint8_t *inrun;   /* 1: the entry belongs to a run column */
-    int64_t *start;   /* length C: lane r's first entry in inrun (and in col/val where the lanes are copied) */
+    int64_t *start;   /* length C: lane r's first entry (in col/val where the lanes are copied) */
     const int32_t **lc; /* length C: lane r's columns (in col, or in the source matrix where no copy is needed) */
     const double **lv;  /* length C: lane r's values, the same way */
     int32_t *len;     /* length C */
@@ -127,11 +126,14 @@ typedef struct chunk_scratch {
     uint8_t *rmask;   /* rcap * mask_bytes(C) */
     uint64_t *rbits;  /* rcap: the same masks as words (C <= 64 where there are runs) */
     int32_t *rdst;    /* rcap: the stored position of run column j (the full ones first, see sell_fill_chunk) */
+    int32_t *rhit;    /* rcap: sell_fill_chunk's positions of one lane's run entries */
     int32_t *bkey, *bkey2; /* SELL_RUN_BATCH: candidate keys of one batch of chunk_runs, and a merge buffer */
     uint64_t *bbits;  /* SELL_RUN_BATCH: the lanes holding each candidate key */
     int32_t *hkey;    /* SELL_RUN_HASH: chunk_runs_hash's table, open addressing: a key ... */
     uint64_t *hbits;  /* ... and its lanes (0: the slot is free; every slot free between chunks) */
     int32_t *hused;   /* SELL_RUN_HASH / 2: the slots taken, in order */
+    uint64_t *dcand;  /* SELL_RUN_HASH + 1: chunk_runs_direct's taken keys ... */
+    uint64_t *dmask;  /* ... and their lanes */
 } chunk_scratch;
 
 /* Candidate keys chunk_runs examines at a time (the scratch holds this many, whatever the chunk's size; an entry's
@@ -145,7 +147,6 @@ static void scratch_free(chunk_scratch *sc)
 {
     spmv__free(sc->col);
     spmv__free(sc->val);
-    spmv__free(sc->inrun);
     spmv__free(sc->start);
     spmv__free((void *)sc->lc);
     spmv__free((void *)sc->lv);
@@ -156,12 +157,15 @@ static void scratch_free(chunk_scratch *sc)
     spmv__free(sc->rmask);
     spmv__free(sc->rbits);
     spmv__free(sc->rdst);
+    spmv__free(sc->rhit);
     spmv__free(sc->bkey);
     spmv__free(sc->bkey2);
     spmv__free(sc->bbits);
     spmv__free(sc->hkey);
     spmv__free(sc->hbits);
     spmv__free(sc->hused);
+    spmv__free(sc->dcand);
+    spmv__free(sc->dmask);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -174,7 +178,6 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
     sc->rcap = (int32_t)(rc < INT32_MAX ? rc : INT32_MAX);
     sc->col = spmv__malloc((size_t)sc->cap * sizeof *sc->col);
     sc->val = spmv__malloc((size_t)sc->cap * sizeof *sc->val);
-    sc->inrun = spmv__malloc((size_t)sc->cap);
     sc->start = spmv__malloc((size_t)C * sizeof *sc->start);
     sc->lc = spmv__malloc((size_t)C * sizeof *sc->lc);
     sc->lv = spmv__malloc((size_t)C * sizeof *sc->lv);
@@ -185,6 +188,7 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
     sc->rmask = spmv__malloc((size_t)sc->rcap * (size_t)mask_bytes(C));
     sc->rbits = spmv__malloc((size_t)sc->rcap * sizeof *sc->rbits);
     sc->rdst = spmv__malloc((size_t)sc->rcap * sizeof *sc->rdst);
+    sc->rhit = spmv__malloc((size_t)sc->rcap * sizeof *sc->rhit);
     sc->bkey = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey);
     sc->bkey2 = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey2);
     sc->bbits = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bbits);
@@ -192,10 +196,12 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
         sc->hkey = spmv__malloc(SELL_RUN_HASH * sizeof *sc->hkey);
         sc->hbits = spmv__calloc(SELL_RUN_HASH, sizeof *sc->hbits);
         sc->hused = spmv__malloc(SELL_RUN_HASH / 2 * sizeof *sc->hused);
+        sc->dcand = spmv__malloc((SELL_RUN_HASH + 1) * sizeof *sc->dcand);
+        sc->dmask = spmv__malloc((SELL_RUN_HASH + 1) * sizeof *sc->dmask);
     }
-    if (!sc->col || !sc->val || !sc->inrun || !sc->start || !sc->lc || !sc->lv || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
-        !sc->rmask || !sc->rbits || !sc->rdst || !sc->bkey || !sc->bkey2 || !sc->bbits ||
-        (T > 0 && (!sc->hkey || !sc->hbits || !sc->hused))) {
+    if (!sc->col || !sc->val || !sc->start || !sc->lc || !sc->lv || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
+        !sc->rmask || !sc->rbits || !sc->rdst || !sc->rhit || !sc->bkey || !sc->bkey2 || !sc->bbits ||
+        (T > 0 && (!sc->hkey || !sc->hbits || !sc->hused || !sc->dcand || !sc->dmask))) {
         scratch_free(sc);
         return -1;
     }
@@ -271,7 +277,6 @@ static void chunk_lanes(const spmv_sell *S, const spmv_crs *A, const int32_t *ro
         sc->lv[r] = v;
         pos += n;
     }
-    memset(sc->inrun, 0, (size_t)pos);
     sc->nrun = 0;
 }
 
@@ -401,6 +406,72 @@ static inline uint32_t hash_slot(const int32_t *hk, const uint64_t *hb, int32_t 
     return h;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* chunk_runs' search for chunks of neither fast path whose keys span at most SELL_RUN_HASH values (the
+ * unstructured chunks of a banded or in-cache matrix): the hash table's words indexed by key - (smallest key)
+ * directly, so every entry costs one load, an or and a store, with neither hash nor probe. Then the pivot lanes' keys
+ * (each key of T lanes is in one) in order: a key's first visit takes it where T or more lanes hold it, and clears
+ * its word, so a later visit finds 0; the other lanes' words are cleared after. The taken keys sorted. What the hash
+ * and batch searches find, in the same order. 0 (sc untouched) when the keys span more. */
+static int chunk_runs_direct(int32_t C, int32_t T, chunk_scratch *sc)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int32_t r = 0; r < C; r++) /* every lane ascending: its first and last keys bound it */
+        if (sc->len[r] > 0) {
+            if ((int64_t)sc->lc[r][0] - r < lo) lo = (int64_t)sc->lc[r][0] - r;
+            if ((int64_t)sc->lc[r][sc->len[r] - 1] - r > hi) hi = (int64_t)sc->lc[r][sc->len[r] - 1] - r;
+        }
+    if (lo > hi || hi - lo >= SELL_RUN_HASH) return 0;
+    const int32_t P = T <= C ? C - T + 1 : 0; /* pivot lanes (T > C: none, no run) */
+    const int64_t base = lo;
+    uint64_t *restrict tb = sc->hbits; /* zero between chunks */
+    for (int32_t r = 0; r < C; r++) {
+        const int32_t *restrict c = sc->lc[r];
+        const uint64_t lane = (uint64_t)1 << r;
+        const int64_t off = base + (int64_t)r; /* int64: base + r may pass INT32_MAX in an empty lane */
+        for (int32_t p = 0, n = sc->len[r]; p < n; p++) tb[c[p] - off] |= lane;
+    }
+    /* the taken keys as (key - base) << 32 | index of their mask in sc->dmask (sorted below, then stored); at most
+     * SELL_RUN_HASH distinct keys are taken, and one more slot is written */
+    uint64_t *restrict cand = sc->dcand, *restrict dm = sc->dmask;
+    int32_t nr = 0;
+    for (int32_t r = 0; r < P; r++) {
+        const int32_t *restrict c = sc->lc[r];
+        const int64_t off = base + (int64_t)r; /* int64: base + r may pass INT32_MAX in an empty lane */
+        for (int32_t p = 0, n = sc->len[r]; p < n; p++) {
+            const int64_t s = c[p] - off;
+            const uint64_t m = tb[s];
+            tb[s] = 0;
+            cand[nr] = (uint64_t)s << 32 | (uint32_t)nr;
+            dm[nr] = m;
+            nr += pop64(m) >= T;
+        }
+    }
+    for (int32_t r = P; r < C; r++) {
+        const int32_t *restrict c = sc->lc[r];
+        const int64_t off = base + (int64_t)r; /* int64: base + r may pass INT32_MAX in an empty lane */
+        for (int32_t p = 0, n = sc->len[r]; p < n; p++) tb[c[p] - off] = 0;
+    }
+    if (nr > 32) qsort(cand, (size_t)nr, sizeof *cand, cmp_u64);
+    else
+        for (int32_t a = 1; a < nr; a++) {
+            const uint64_t x = cand[a];
+            int32_t b = a;
+            for (; b > 0 && cand[b - 1] > x; b--) cand[b] = cand[b - 1];
+            cand[b] = x;
+        }
+    const int32_t mb = mask_bytes(C);
+    for (int32_t j = 0; j < nr; j++)
+        run_add(sc, mb, (int32_t)(base + (int64_t)(cand[j] >> 32)), dm[(uint32_t)cand[j]]);
+    runs_rest(C, sc);
+    return 1;
+}
+
 /* chunk_runs' search for chunks of neither fast path, where the pivot lanes hold at most SELL_RUN_HASH / 2 entries:
  * the pivot lanes' keys into a hash table with their lanes, the other lanes' keys looked up there (a key of T lanes
  * is in a pivot lane), the keys of T lanes or more sorted. What the batch search below finds, in one pass over the
@@ -444,8 +515,8 @@ static int chunk_runs_hash(int32_t C, int32_t T, chunk_scratch *sc)
 }
 
 /* Run detection in chunk k (lanes already in sc): keys b = column - r shared by at least T lanes, ascending, into
- * sc->rkey/rmask/rbits; sc->rest[r] = entries of lane r left for gather columns (sell_fill_chunk flags the run
- * entries in sc->inrun as it stores them). Every key shared by T lanes appears in one of the C - T + 1 pivot lanes
+ * sc->rkey/rmask/rbits; sc->rest[r] = entries of lane r left for gather columns (sell_fill_chunk finds the run
+ * entries again by their columns). Every key shared by T lanes appears in one of the C - T + 1 pivot lanes
  * 0..C-T, so the candidates are the pivot lanes' keys. They are taken in ascending batches of up to SELL_RUN_BATCH:
  * the smallest keys at the pivot lanes' cursors (merged, without repeats), up to the batch's largest key `bound`
  * -- every pivot key <= bound is in the batch --; then each lane walks its keys <= bound once against the batch
@@ -459,7 +530,9 @@ static void chunk_runs(int32_t C, int32_t T, chunk_scratch *sc)
         for (int32_t r = 0; r < C; r++) sc->rest[r] = sc->len[r];
         return;
     }
-    if (chunk_runs_uniform(C, T, sc) || chunk_runs_subset(C, T, sc) || chunk_runs_hash(C, T, sc)) return;
+    if (chunk_runs_uniform(C, T, sc) || chunk_runs_subset(C, T, sc) || chunk_runs_direct(C, T, sc) ||
+        chunk_runs_hash(C, T, sc))
+        return;
     const int32_t P = C - T + 1; /* pivot lanes */
     const int32_t *const *lc = sc->lc;
     const int32_t *len = sc->len;
@@ -534,16 +607,35 @@ static inline int32_t run_pad_col(int64_t b, int32_t r, int32_t cols, uint64_t b
     return b + r >= 0 && b + r < cols ? (int32_t)(b + r) : (int32_t)(b + __builtin_ctzll(bits));
 }
 
-/* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs or chunk_runs_replay of the same chunk;
- * the run entries get their inrun flags here, sc->inrun zero before). The run columns are
- * stored full ones first (chunkfull[k]: the kernels read x there without masks, which costs a load each; about
- * 10-20 % of an in-cache stencil multiply on an Intel Xeon, AVX-512), each group in the key order of sc. */
+/* The first position p in [lo, n) of the ascending c with c[p] >= col (n where none): a search without a branch on
+ * the data (the halving's steps depend on the length only), after one test of lo itself, which is the answer in a
+ * lane whose entries are all in runs (a grid's edge) */
+static inline int32_t lane_find(const int32_t *c, int32_t lo, int32_t n, int64_t col)
+{
+    if (lo >= n || c[lo] >= col) return lo;
+    const int32_t *b = c + lo;
+    int32_t len = n - lo;
+    while (len > 1) {
+        const int32_t half = len / 2;
+        b = b[half] < col ? b + half : b;
+        len -= half;
+    }
+    return (int32_t)(b - c) + (*b < col);
+}
+
+/* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs or chunk_runs_replay of the same chunk).
+ * The run columns are stored full ones first (chunkfull[k]: the kernels read x there without masks, which costs a
+ * load each; about 10-20 % of an in-cache stencil multiply on an Intel Xeon, AVX-512), each group in the key order of
+ * sc; then the gather columns. */
 __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k)
 {
     const int32_t C = S->C, L = S->chunklen[k], R = sc->nrun, mb = mask_bytes(C);
     const int64_t base = S->chunkptr[k];
     if (S->chunkfull) S->chunkfull[k] = 0;
     if (L == 0) return;
+    /* restrict: the stores do not alias sc or S (the compiler reloaded S->col and S->val for every entry) */
+    int32_t *restrict gcol = S->col + base;
+    double *restrict gval = S->val + base;
 
     /* run columns: lane r reads b + r; padding lanes point at b + r when that is a column, else at a run lane */
     if (R > 0) {
@@ -552,11 +644,8 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
         int32_t F = 0;
         for (int32_t j = 0; j < R; j++) F += sc->rbits[j] == full;
         S->chunkfull[k] = F;
-        /* restrict: the stores into S do not alias the scratch, so its run lists stay in registers */
-        int32_t *restrict scol = S->col;
-        double *restrict sval = S->val;
         /* every run of every lane, and no lane has other entries: lane r's p-th entry is run p's */
-        int uniform = F == R;
+        int uniform = F == R && L == R;
         for (int32_t r = 0; r < C && uniform; r++) uniform = sc->rest[r] == 0;
         if (uniform) { /* a structured grid's interior (HPCG 128^3, SELL-8: 7 of 8 chunks): a transposing copy */
             memcpy(S->runbase + q0, sc->rkey, (size_t)R * sizeof *sc->rkey);
@@ -565,11 +654,11 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
                 const int32_t *restrict c = sc->lc[r];
                 const double *restrict v = sc->lv[r];
                 for (int32_t j = 0; j < R; j++) {
-                    scol[base + (int64_t)j * C + r] = c[j];
-                    sval[base + (int64_t)j * C + r] = v[j];
+                    gcol[(int64_t)j * C + r] = c[j];
+                    gval[(int64_t)j * C + r] = v[j];
                 }
             }
-            goto gather_columns;
+            return;
         }
         for (int32_t j = 0, f = 0, g = F; j < R; j++) sc->rdst[j] = sc->rbits[j] == full ? f++ : g++;
         for (int32_t j = 0; j < R; j++) {
@@ -577,94 +666,56 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
             if (mb == 1) S->runmask[q0 + sc->rdst[j]] = sc->rmask[j]; /* C <= 8: no call per run */
             else memcpy(S->runmask + (q0 + sc->rdst[j]) * mb, sc->rmask + (size_t)j * mb, (size_t)mb);
         }
-        /* per lane, without a branch per entry (a partial run's lanes and the gather entries between the run
-         * entries come in no predictable pattern: bcsstk13, SELL-8-1, 45 k -> 12 k mispredicted branches per
-         * conversion, callgrind), except in lanes with every entry in a run (below): first
-         * every run column's padding, then one merge of the lane's entries (keys ascending) with the run keys
-         * (ascending) that overwrites the lane's run entries and flags them (sc->inrun) */
-        const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
-        const uint64_t *restrict rb = sc->rbits;
-        for (int32_t r = 0; r < C; r++) {
-            const int32_t *restrict c = sc->lc[r];
-            const double *restrict v = sc->lv[r];
-            uint8_t *restrict in = sc->inrun + sc->start[r];
-            if (sc->rest[r] == 0) { /* every entry of the lane in a run, one per run that has the lane: a branch per
-                                       run, predictable where most runs have most lanes (a grid's edge) */
-                for (int32_t j = 0, p = 0; j < R; j++) {
-                    const int64_t b = rk[j], at = base + (int64_t)rd[j] * C + r;
-                    if (rb[j] >> r & 1) {
-                        scol[at] = c[p];
-                        sval[at] = v[p++];
-                    } else {
-                        scol[at] = run_pad_col(b, r, S->cols, rb[j]);
-                        sval[at] = 0.0;
-                    }
-                }
-                continue;
-            }
-            for (int32_t j = 0; j < R; j++) {
-                const int64_t b = rk[j], at = base + (int64_t)rd[j] * C + r;
-                scol[at] = run_pad_col(b, r, S->cols, rb[j]);
-                sval[at] = 0.0;
-            }
-            double dval; /* where the values outside the runs go */
-            for (int32_t p = 0, j = 0, n = sc->len[r]; p < n && j < R;) {
-                const int64_t key = (int64_t)c[p] - r, b = rk[j];
-                const int eq = key == b; /* lane r is then in run j's mask, and its column b + r is stored */
-                /* the target by masks (GCC makes a ternary on the pointers a branch again) */
-                const uintptr_t m = (uintptr_t)0 - (uintptr_t)eq;
-                const uintptr_t at = (uintptr_t)(sval + base + (int64_t)rd[j] * C + r);
-                double *pv = (double *)((at & m) | ((uintptr_t)&dval & ~m));
-                *pv = v[p];
-                in[p] = (uint8_t)eq;
-                p += key <= b;
-                j += key >= b;
-            }
-        }
     }
 
-gather_columns:
-    if (L == R) return; /* every column of the chunk is a run column (a stencil's chunks) */
-    /* gather columns: the lane of the most entries left (first one on ties) gives empty lanes their columns */
+    /* lane by lane, the lane of the most entries left for gather columns first (the first one on ties): empty lanes
+     * pad with its columns */
     int32_t best = 0;
     for (int32_t r = 1; r < C; r++)
         if (sc->rest[r] > sc->rest[best]) best = r;
-    int32_t *restrict gcol = S->col + base; /* restrict: the stores do not alias sc or S (the compiler reloaded S->col
-                                               and S->val for every entry) */
-    double *restrict gval = S->val + base;
-    for (int32_t pass = 0; pass < 2; pass++) /* the best lane first, so the others can copy its columns */
-        for (int32_t r = 0; r < C; r++) {
-            if ((pass == 0) != (r == best)) continue;
-            const int32_t *restrict c = sc->lc[r];
-            const double *restrict v = sc->lv[r];
-            const uint8_t *restrict in = sc->inrun + sc->start[r];
-            const int32_t n = sc->len[r];
-            int32_t j = R, last = -1;
-            if (R == 0) { /* no run entries among them */
-                for (int32_t p = 0; p < n; p++, j++) {
-                    gcol[(int64_t)j * C + r] = last = c[p];
-                    gval[(int64_t)j * C + r] = v[p];
-                }
-            } else if (sc->rest[r] > 0) { /* rest 0: every entry is in a run */
-                /* without a branch per entry: each entry is stored at slot j, which the next gather entry or the
-                 * padding below overwrites where it was a run entry (j < L: the slots of this chunk) */
-                for (int32_t p = 0; p < n; p++) {
-                    const int g = !in[p];
-                    if (j < L) {
-                        gcol[(int64_t)j * C + r] = c[p];
-                        gval[(int64_t)j * C + r] = v[p];
-                    }
-                    last ^= (last ^ c[p]) & -g; /* g ? c[p] : last, without a branch */
-                    j += g;
-                }
-            }
-            if (last < 0 && n > 0) last = c[0]; /* every entry is in a run: pad with one of them */
-            for (; j < L; j++) {
-                const int64_t at = (int64_t)j * C + r;
-                gcol[at] = last >= 0 ? last : r != best ? gcol[(int64_t)j * C + best] : 0;
+    const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
+    const uint64_t *restrict rb = sc->rbits;
+    int32_t *restrict hit = sc->rhit;
+    for (int32_t q = 0; q < C; q++) {
+        const int32_t r = q == 0 ? best : q <= best ? q - 1 : q;
+        const int32_t *restrict c = sc->lc[r];
+        const double *restrict v = sc->lv[r];
+        const int32_t n = sc->len[r];
+        /* run columns: the lane's entry where the run has the lane (the search found it there: it is the first at or
+         * past the last one found, as both are ascending), padding elsewhere; a branch per run, none per entry
+         * (bcsstk13, SELL-8-1: a merge over every entry cost about 38 instructions per entry, callgrind) */
+        int32_t nh = 0;
+        for (int32_t j = 0, p = 0; j < R; j++) {
+            const int64_t at = (int64_t)rd[j] * C + r;
+            if (rb[j] >> r & 1) {
+                p = lane_find(c, p, n, (int64_t)rk[j] + r);
+                gcol[at] = c[p];
+                gval[at] = v[p];
+                hit[nh++] = p++;
+            } else {
+                gcol[at] = run_pad_col(rk[j], r, S->cols, rb[j]);
                 gval[at] = 0.0;
             }
         }
+        if (L == R) continue; /* every column of the chunk is a run column (a stencil's chunks) */
+        /* gather columns from slot R: the entries between the run entries, in order, then padding */
+        int32_t j = R, last = -1;
+        for (int32_t h = 0, p0 = 0; h <= nh && sc->rest[r] > 0; h++) { /* rest 0: every entry is in a run */
+            const int32_t p1 = h < nh ? hit[h] : n;
+            for (int32_t p = p0; p < p1; p++, j++) {
+                gcol[(int64_t)j * C + r] = c[p];
+                gval[(int64_t)j * C + r] = v[p];
+            }
+            if (p1 > p0) last = c[p1 - 1];
+            p0 = p1 + 1;
+        }
+        if (last < 0 && n > 0) last = c[0]; /* every entry is in a run: pad with one of them */
+        for (; j < L; j++) {
+            const int64_t at = (int64_t)j * C + r;
+            gcol[at] = last >= 0 ? last : r != best ? gcol[(int64_t)j * C + best] : 0;
+            gval[at] = 0.0;
+        }
+    }
 }
 
 /* 16-bit indices for chunk k when its gather columns span fewer than 65536 columns: colbase[k] = the smallest
