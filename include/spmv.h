@@ -45,7 +45,11 @@ extern "C" {
 #define SPMV_VERSION (SPMV_VERSION_MAJOR * 10000 + SPMV_VERSION_MINOR * 100 + SPMV_VERSION_PATCH)
 
 /** Threads a multiply uses by default: at most one per SPMV_MIN_WORK_PER_THREAD stored entries (a small multiply
- * does not pay for starting a team of threads). 2048: on a 2-core Intel Xeon VM (libgomp) a second thread pays from
+ * does not pay for starting a team of threads), and at most one per F / 0.25 ns entries where F is the fork and join
+ * of a parallel region on this machine, measured once per process on first use (environment variable
+ * SPMV_FORK_JOIN_NS=F overrides; the model takes F from the machine file's parallel region overhead). On the AMD Zen 5
+ * VM F = 2.7 us: one thread per 10 700 entries (G51, 11 818 nonzeros, CRS: 5.9 Gflop/s on 1 thread, 4.4 on 2 with
+ * the 2048 rule). 2048: on a 2-core Intel Xeon VM (libgomp) a second thread pays from
  * about 4000 entries (CRS at 2 threads, Gflop/s, 8192 -> 2048: pow, 13188 nnz, 3.5 -> 5.7; G51 5.7 -> 8.0;
  * cryg2500 4.5 -> 6.8; SELL no slower), while 494_bus (1666 nnz) on two threads of 833 entries is slower than on
  * one (SELL-32-1 4.5 -> 2.5 at 1024). SELL-C-sigma counts an entry of a run column (contiguous x, no index: about

@@ -5,6 +5,7 @@
  * it prints. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "kernel.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -965,7 +966,9 @@ static void test_parallel_overhead(void)
 {
     load_a64fx();
     spmv_crs *A = NULL;
-    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(8, 8, 8, &A), SPMV_OK); /* in cache: 160 KB */
+    /* in cache (540 KB), 39 304 entries: 4 threads of 9 826 >= 8 000 (spmv__team_min_work of 2 us) */
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(12, 12, 12, &A), SPMV_OK);
+    CU_ASSERT_EQUAL(A->nnz, 39304);
     spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
@@ -986,6 +989,24 @@ static void test_parallel_overhead(void)
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 1, &o, &s1), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(s1.predicted, s0.predicted, 0); /* one thread: no parallel region */
     CU_ASSERT_EQUAL(s1.overhead_ns, 0);
+    spmv_crs_free(A);
+    /* the team follows the machine's fork and join: 2 us pay from 8 000 entries per thread (2000 ns / 0.25 ns);
+     * HPCG 8^3 (10 648 entries) runs on one thread there, on 4 (2 662 >= 2 048 each) without the key */
+    CU_ASSERT_EQUAL(spmv__team_min_work(0), SPMV_MIN_WORK_PER_THREAD);
+    CU_ASSERT_EQUAL(spmv__team_min_work(2000.0), 8000);
+    CU_ASSERT_EQUAL(spmv__team_for(4, 16000, 2000.0), 2);
+    CU_ASSERT_EQUAL(spmv__team_for(4, 15999, 2000.0), 1);
+    CU_ASSERT_EQUAL(spmv__team_for(4, 1000000, 2000.0), 4);
+    CU_ASSERT_EQUAL(spmv__team_for(4, 10648, 0), 4);
+    CU_ASSERT_EQUAL(spmv__team_for(1, 1000000, 0), 1);
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(8, 8, 8, &A), SPMV_OK);
+    CU_ASSERT_EQUAL(A->nnz, 10648);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &without, 4, &o, &m0), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 4, &o, &m1), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &with, 1, &o, &s1), SPMV_OK);
+    CU_ASSERT_EQUAL(m1.overhead_ns, 0); /* one thread: no region */
+    CU_ASSERT_DOUBLE_EQUAL(m1.predicted, s1.predicted, 0); /* the 1-thread prediction */
+    CU_ASSERT(m0.predicted > 1.5 * s1.predicted); /* 4 threads without the key */
     spmv_crs_free(A);
     /* fewer than 2 x SPMV_MIN_WORK_PER_THREAD entries: the driver starts no team, nothing is added */
     CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(4, 4, 4, &A), SPMV_OK);

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "testutil.h"
 
 #include <CUnit/Basic.h>
@@ -10,6 +11,10 @@
 
 void tu_suite(const char *name, const tu_case *cases)
 {
+    /* the team rule's fork and join taken as 0 (unless set): a team from 2 x SPMV_MIN_WORK_PER_THREAD entries, as
+     * on every machine, so the small matrices of the tests run their parallel paths (races, the partition's carries;
+     * ctest runs with OMP_WAIT_POLICY=passive, whose measured fork and join would put most of them on one thread) */
+    setenv("SPMV_FORK_JOIN_NS", "0", 0);
     if (CU_get_registry() == NULL && CU_initialize_registry() != CUE_SUCCESS) {
         fprintf(stderr, "CUnit: cannot initialize the registry\n");
         exit(2);

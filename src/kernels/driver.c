@@ -1,7 +1,12 @@
 /* The one OpenMP driver: runs a matrix's kernel on the thread partition stored in the matrix. Kernels are serial
  * over a range; parallelism lives here only. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include "internal.h"
 #include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -43,13 +48,78 @@ static void scale_y(double *y, int64_t n, double beta)
 /* Partial sums of split rows kept on the stack up to this many parts (unit: parts), on the heap beyond. */
 enum { CARRY_STACK = 256 };
 
-/* Threads that run the nparts parts of a multiply of `work` stored entries: one per SPMV_MIN_WORK_PER_THREAD entries
- * at most (as the default partition), so that a small multiply does not pay for starting a team; the parts then run
- * in order on fewer threads, with the same partial sums (the result does not change). */
+/* Fork and join of one parallel region, ns (cached in ps; -1: not known yet) */
+static int64_t fork_join_ps = -1;
+
+/* Seconds now (CLOCK_MONOTONIC) */
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double spmv__fork_join_ns(void)
+{
+    int64_t ps = __atomic_load_n(&fork_join_ps, __ATOMIC_RELAXED);
+    if (ps >= 0) return 1e-3 * (double)ps;
+    const char *e = getenv(SPMV_FORK_JOIN_ENV);
+    if (e && *e) {
+        char *end;
+        const double v = strtod(e, &end);
+        if (*end == '\0' && v >= 0 && v <= 1e9) ps = (int64_t)(v * 1e3);
+    }
+#ifdef _OPENMP
+    const int m = spmv__max_threads();
+    if (ps < 0) {
+        if (m < 2 || omp_in_parallel()) return 0.0; /* no team here (not cached: it may be started later) */
+        /* the first region starts the threads; then the best of 5 windows of 16 empty regions */
+        volatile int sink = 0;
+        double best = 1e30;
+        for (int w = 0; w <= 5; w++) {
+            const double t0 = seconds_now();
+            for (int i = 0; i < 16; i++) {
+#pragma omp parallel num_threads(m)
+                if (omp_get_thread_num() == 0) sink = i;
+            }
+            const double dt = (seconds_now() - t0) / 16;
+            if (w > 0 && dt < best) best = dt;
+        }
+        (void)sink;
+        ps = (int64_t)(best * 1e12);
+        const char *v = getenv("SPMV_VERBOSE");
+        if (v && *v && *v != '0')
+            fprintf(stderr, "spmv: fork and join of a parallel region on %d threads: %.2f us measured; a multiply "
+                    "starts a thread per %lld entries of work (%s)\n", m, best * 1e6,
+                    (long long)spmv__team_min_work(best * 1e9), SPMV_FORK_JOIN_ENV " overrides");
+    }
+#else
+    if (ps < 0) ps = 0;
+#endif
+    __atomic_store_n(&fork_join_ps, ps, __ATOMIC_RELAXED);
+    return 1e-3 * (double)ps;
+}
+
+int64_t spmv__team_min_work(double fork_join_ns)
+{
+    const double w = fork_join_ns > 0 ? fork_join_ns / SPMV_TEAM_ENTRY_NS : 0.0;
+    return w > (double)SPMV_MIN_WORK_PER_THREAD ? (w < 1e15 ? (int64_t)w : (int64_t)1e15) : SPMV_MIN_WORK_PER_THREAD;
+}
+
+int spmv__team_for(int32_t nparts, int64_t work, double fork_join_ns)
+{
+    const int64_t n = work / spmv__team_min_work(fork_join_ns);
+    return (int)(n < 1 ? 1 : n < nparts ? n : nparts);
+}
+
+/* Threads that run the nparts parts of a multiply of `work` stored entries: one per spmv__team_min_work entries of
+ * this machine's fork and join (measured on first use: spmv__fork_join_ns), at most nparts, at least 1. 1: the
+ * caller runs the parts itself, without opening a parallel region (which costs about a microsecond even for one
+ * thread). */
 int spmv__team(int32_t nparts, int64_t work)
 {
-    int64_t n = work / SPMV_MIN_WORK_PER_THREAD;
-    return (int)(n < 1 ? 1 : n < nparts ? n : nparts);
+    if (nparts < 2 || work < 2 * (int64_t)SPMV_MIN_WORK_PER_THREAD) return 1; /* no measurement needed */
+    return spmv__team_for(nparts, work, spmv__fork_join_ns());
 }
 
 /* The work of a SELL multiply for team(), in entries of the CRS kernels' cost: an entry of a run column (a contiguous

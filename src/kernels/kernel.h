@@ -127,11 +127,25 @@ int spmv__cpu_vendor_amd(void);
 #define SPMV_PREFETCH_BYTES ((int64_t)16 << 20)
 int spmv__prefetch_wanted(int64_t bytes);
 
-/* The threads a multiply of `work` entries on nparts parts runs on (driver.c): one per SPMV_MIN_WORK_PER_THREAD
- * entries, at most nparts, at least 1; with 1 the driver opens no parallel region. spmv__sell_work: the work of a
- * SELL multiply in entries of the CRS kernels' cost (a run-column entry counts a quarter). The model uses both for
- * the parallel region's overhead. */
+/* The threads a multiply of `work` entries on nparts parts runs on (driver.c): one per spmv__team_min_work entries,
+ * at most nparts, at least 1; with 1 the driver opens no parallel region. spmv__team_min_work(f): the work a thread
+ * needs to pay for a fork and join of f ns: f / SPMV_TEAM_ENTRY_NS entries, at least SPMV_MIN_WORK_PER_THREAD (a
+ * second thread halves the time of W entries, W x SPMV_TEAM_ENTRY_NS ns, and adds f: it pays from W = 2f /
+ * SPMV_TEAM_ENTRY_NS, one thread per f / SPMV_TEAM_ENTRY_NS entries). spmv__fork_join_ns: this process's fork and
+ * join of a region on spmv__max_threads() threads, measured once on first use (about 100 regions: 0.1-1 ms; 0
+ * without OpenMP, on one thread, or inside a parallel region), or the environment variable SPMV_FORK_JOIN_NS (ns;
+ * for tests and measurements). spmv__team_for: the rule for a given fork and join (the model passes its machine's).
+ * spmv__sell_work: the work of a SELL multiply in entries of the CRS kernels' cost (a run-column entry counts a
+ * quarter). The model uses them for the parallel region's overhead. */
 int spmv__team(int32_t nparts, int64_t work);
+int spmv__team_for(int32_t nparts, int64_t work, double fork_join_ns);
+int64_t spmv__team_min_work(double fork_join_ns);
+double spmv__fork_join_ns(void);
+#define SPMV_FORK_JOIN_ENV "SPMV_FORK_JOIN_NS"
+/* ns per entry of work in cache on one core that the team rule assumes: the CRS kernels on 11 800-14 800-entry
+ * shared matrices (G51, pow, hangGlider_2) take 0.28-0.34 ns per entry on the AMD EPYC (Zen 5) VM, 0.4-0.5 on the
+ * Intel Xeon VM; the smaller figure asks for more work per thread */
+#define SPMV_TEAM_ENTRY_NS 0.25
 int64_t spmv__sell_work(const spmv_sell *S);
 
 /* 16-bit column indices in a SELL matrix of `stored` entries for spmv_sell_opts.idx16 = opt: on (1), off (0), or auto

@@ -619,6 +619,11 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     r.cores_per_numa = m->cores_per_numa;
     int64_t total = (int64_t)m->sockets * m->cores_per_socket;
     int64_t used = nthreads < total ? nthreads : total;
+    /* the team the driver starts (spmv__team_for: one thread per spmv__team_min_work entries of work, from this
+     * machine's fork and join): a small matrix runs on fewer threads than asked for, or on one */
+    const int64_t work = x.A ? x.A->nnz : spmv__sell_work(x.S);
+    const double fj_ns = m->parallel_overhead > 0 ? m->parallel_overhead / m->clock_ghz : 0.0;
+    used = spmv__team_for((int32_t)(used < INT32_MAX ? used : INT32_MAX), work, fj_ns);
     int64_t doms = (used + m->cores_per_numa - 1) / m->cores_per_numa;
 
     /* where the data set lives at nthreads: the fastest levels first, up to their effective capacities (private
@@ -670,11 +675,10 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     } else if ((st = spmv_ecm_scale(m, &r.ecm, nthreads, &r.predicted))) {
         return st;
     }
-    /* on more than one thread every multiply opens one parallel region -- when the driver starts a team at all
-     * (spmv__team: one thread per SPMV_MIN_WORK_PER_THREAD entries of work) -- and its fork and join add to the time */
-    const int64_t work = x.A ? x.A->nnz : spmv__sell_work(x.S);
-    if (used > 1 && spmv__team((int32_t)used, work) > 1 && m->parallel_overhead > 0 && r.predicted > 0) {
-        r.overhead_ns = m->parallel_overhead / m->clock_ghz;
+    /* on a team of more than one thread every multiply opens one parallel region, and its fork and join add to the
+     * time */
+    if (used > 1 && fj_ns > 0 && r.predicted > 0) {
+        r.overhead_ns = fj_ns;
         r.predicted = flops / (flops / r.predicted + r.overhead_ns);
     }
     *md = r;
