@@ -81,7 +81,12 @@ enum { SPMV_CRS_Y_SET = 0, SPMV_CRS_Y_SCALE = 1, SPMV_CRS_Y_AXPBY = 2 };
  * Xeon VM streams about 16 GB/s with the hardware prefetchers alone and 19 GB/s with this (a read-only sum over
  * 512 MiB, 1 KiB ahead); CRS on HPCG 128^3 at 1 thread 2.00 -> 2.45 Gflop/s at 256 entries ahead (128: 2.38, 512:
  * 2.26), lap2d 2000^2 1.93 -> 2.11. In cache it costs 6-14 % (bcsstk13, G51, Groebner): hence the size test. */
+#ifndef SPMV_CRS_PF /* -D for measurements */
 #define SPMV_CRS_PF 256
+#endif
+#ifndef SPMV_CRS_PF_LOCALITY
+#define SPMV_CRS_PF_LOCALITY 2 /* __builtin_prefetch's locality: 2 = prefetcht1 */
+#endif
 
 /* y[r] = beta*y[r] + alpha*sum_j A[r,j]*x[j], rows [r0,r1); mode, accs and pf are compile-time constants after
  * inlining */
@@ -97,8 +102,8 @@ static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const sp
     for (int32_t r = r0; r < r1; r++) {
         const int64_t e = rp[r + 1];
         if (pf) { /* the address may lie past the arrays (a prefetch never faults): spmv__addr */
-            for (int64_t q = b; q < e; q += 8) __builtin_prefetch(spmv__addr(val + q, SPMV_CRS_PF * 8), 0, 2);
-            for (int64_t q = b; q < e; q += 16) __builtin_prefetch(spmv__addr(col + q, SPMV_CRS_PF * 4), 0, 2);
+            for (int64_t q = b; q < e; q += 8) __builtin_prefetch(spmv__addr(val + q, SPMV_CRS_PF * 8), 0, SPMV_CRS_PF_LOCALITY);
+            for (int64_t q = b; q < e; q += 16) __builtin_prefetch(spmv__addr(col + q, SPMV_CRS_PF * 4), 0, SPMV_CRS_PF_LOCALITY);
         }
         const double s = accs == SPMV_CRS_SHORT_ACCS ? spmv__crs_row_scalar2(e - b, val + b, col + b, x)
                                                      : spmv__crs_row_scalar(e - b, val + b, col + b, x);
