@@ -132,7 +132,7 @@ typedef struct chunk_scratch {
     int32_t *hkey;    /* SELL_RUN_HASH: chunk_runs_hash's table, open addressing: a key ... */
     uint64_t *hbits;  /* ... and its lanes (0: the slot is free; every slot free between chunks) */
     int32_t *hused;   /* SELL_RUN_HASH / 2: the slots taken, in order */
-    uint64_t *dcand;  /* SELL_RUN_HASH + 1: chunk_runs_direct's taken keys ... */
+    uint64_t *dcand;  /* SELL_RUN_HASH + 1: the taken keys of chunk_runs_direct and chunk_runs_hash ... */
     uint64_t *dmask;  /* ... and their lanes */
 } chunk_scratch;
 
@@ -398,12 +398,6 @@ static int chunk_runs_subset(int32_t C, int32_t T, chunk_scratch *sc)
     return 1;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The slot of key in chunk_runs_hash's table: its own, or the free one where it would go */
 static inline uint32_t hash_slot(const int32_t *hk, const uint64_t *hb, int32_t key)
 {
@@ -416,6 +410,22 @@ static int cmp_u64(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* a[0, n) ascending: an insertion sort for few (qsort's calls cost 3 instructions per entry on bcsstk13, SELL-8-1),
+ * qsort beyond 32 */
+static void sort_u64(uint64_t *a, int32_t n)
+{
+    if (n > 32) {
+        qsort(a, (size_t)n, sizeof *a, cmp_u64);
+        return;
+    }
+    for (int32_t i = 1; i < n; i++) {
+        const uint64_t x = a[i];
+        int32_t b = i;
+        for (; b > 0 && a[b - 1] > x; b--) a[b] = a[b - 1];
+        a[b] = x;
+    }
 }
 
 /* chunk_runs' search for chunks of neither fast path whose keys span at most SELL_RUN_HASH values (the
@@ -463,14 +473,7 @@ static int chunk_runs_direct(int32_t C, int32_t T, chunk_scratch *sc)
         const int64_t off = base + (int64_t)r; /* int64: base + r may pass INT32_MAX in an empty lane */
         for (int32_t p = 0, n = sc->len[r]; p < n; p++) tb[c[p] - off] = 0;
     }
-    if (nr > 32) qsort(cand, (size_t)nr, sizeof *cand, cmp_u64);
-    else
-        for (int32_t a = 1; a < nr; a++) {
-            const uint64_t x = cand[a];
-            int32_t b = a;
-            for (; b > 0 && cand[b - 1] > x; b--) cand[b] = cand[b - 1];
-            cand[b] = x;
-        }
+    sort_u64(cand, nr);
     const int32_t mb = mask_bytes(C);
     for (int32_t j = 0; j < nr; j++)
         run_add(sc, mb, (int32_t)(base + (int64_t)(cand[j] >> 32)), dm[(uint32_t)cand[j]]);
@@ -502,19 +505,15 @@ static int chunk_runs_hash(int32_t C, int32_t T, chunk_scratch *sc)
             if (hb[h] || r < P) hb[h] |= lane;
         }
     }
-    int32_t nr = 0, *keys = sc->rdst; /* scratch here (sell_fill_chunk's later) */
+    /* the keys of T lanes or more as (key - INT32_MIN) << 32 | slot, sorted */
+    int32_t nr = 0;
+    uint64_t *cand = sc->dcand;
     for (int32_t i = 0; i < nu; i++)
-        if (pop64(hb[used[i]]) >= T) keys[nr++] = hk[used[i]];
-    if (nr > 32) qsort(keys, (size_t)nr, sizeof *keys, cmp_i32);
-    else /* few: an insertion sort (qsort's calls cost 3 instructions per entry on bcsstk13, SELL-8-1) */
-        for (int32_t a = 1; a < nr; a++) {
-            const int32_t x = keys[a];
-            int32_t b = a;
-            for (; b > 0 && keys[b - 1] > x; b--) keys[b] = keys[b - 1];
-            keys[b] = x;
-        }
+        if (pop64(hb[used[i]]) >= T) cand[nr++] = (uint64_t)((int64_t)hk[used[i]] - INT32_MIN) << 32 | (uint32_t)used[i];
+    sort_u64(cand, nr);
     const int32_t mb = mask_bytes(C);
-    for (int32_t j = 0; j < nr; j++) run_add(sc, mb, keys[j], hb[hash_slot(hk, hb, keys[j])]);
+    for (int32_t j = 0; j < nr; j++)
+        run_add(sc, mb, (int32_t)((int64_t)(cand[j] >> 32) + INT32_MIN), hb[(uint32_t)cand[j]]);
     for (int32_t i = 0; i < nu; i++) hb[used[i]] = 0;
     runs_rest(C, sc);
     return 1;
