@@ -376,20 +376,14 @@ static int chunk_runs_subset(int32_t C, int32_t T, chunk_scratch *sc)
     uint64_t *bits = sc->bbits;
     memset(bits, 0, (size_t)n * sizeof *bits);
     for (int32_t r = 0; r < C; r++) {
-        const int32_t *restrict c = sc->lc[r];
+        const int32_t *c = sc->lc[r];
         const int32_t m = sc->len[r];
-        int32_t p = 0;
-        /* both ascending: every step passes one of the longest lane's keys, and this lane's next key where they are
-         * equal; one branch, taken only where the lane holds a key the longest lacks (HPCG 48^3, SELL-8-1: a loop
-         * that skipped the longest lane's keys in an inner loop cost about 60 instructions per entry, callgrind) */
-        for (int32_t i = 0; i < n && p < m; i++) {
-            const int32_t ck = c0[i] - ref, key = c[p] - r;
-            if (ck > key) return 0;
-            const int eq = ck == key;
-            bits[i] |= (uint64_t)eq << r;
-            p += eq;
+        for (int32_t p = 0, i = 0; p < m; p++, i++) { /* both ascending: i ends past this lane's key */
+            const int32_t key = c[p] - r;
+            while (i < n && c0[i] - ref < key) i++;
+            if (i == n || c0[i] - ref != key) return 0;
+            bits[i] |= (uint64_t)1 << r;
         }
-        if (p < m) return 0;
     }
     const int32_t mb = mask_bytes(C);
     for (int32_t i = 0; i < n; i++)
