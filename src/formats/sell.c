@@ -503,7 +503,8 @@ static int chunk_runs_hash(int32_t C, int32_t T, chunk_scratch *sc)
     int32_t nr = 0;
     uint64_t *cand = sc->dcand;
     for (int32_t i = 0; i < nu; i++)
-        if (pop64(hb[used[i]]) >= T) cand[nr++] = (uint64_t)((int64_t)hk[used[i]] - INT32_MIN) << 32 | (uint32_t)used[i];
+        if (pop64(hb[used[i]]) >= T)
+            cand[nr++] = (uint64_t)((int64_t)hk[used[i]] - INT32_MIN) << 32 | (uint32_t)used[i];
     sort_u64(cand, nr);
     const int32_t mb = mask_bytes(C);
     for (int32_t j = 0; j < nr; j++)

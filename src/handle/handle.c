@@ -11,7 +11,6 @@
  *     (the memory-bound ratio, a conservative bound for in-cache matrices where SELL gains more). Fewer expected
  *     multiplies than the break-even: stay in CRS and say so;
  *  3. with a trial budget (hints.trial_seconds > 0): convert, time CRS and SELL alternately, keep the faster. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include "internal.h"
 #include "kernel.h"
 
@@ -19,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -36,13 +34,6 @@ struct spmv_matrix {
     spmv_hints hints;
     spmv_matrix_info info;
 };
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 spmv_hints spmv_hints_default(void)
 {
@@ -156,12 +147,12 @@ static double time_mv(const spmv_crs *A, const spmv_sell *S, const double *x, do
 {
     double t[3];
     for (int k = 0; k < 3; k++) {
-        double t0 = now();
+        double t0 = spmv__now();
         for (int r = 0; r < reps; r++) {
             if (S) spmv_sell_mv(S, 1.0, x, 0.0, y);
             else spmv_crs_mv(A, 1.0, x, 0.0, y);
         }
-        t[k] = (now() - t0) / reps;
+        t[k] = (spmv__now() - t0) / reps;
     }
     double a = t[0] < t[1] ? t[0] : t[1], b = t[0] < t[1] ? t[1] : t[0];
     return t[2] < a ? a : t[2] > b ? b : t[2];
@@ -173,7 +164,7 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
     if (!M) return spmv__error(SPMV_ERR_ARG, "%s: argument M is NULL", fn);
     const spmv_hints *h = &M->hints;
     spmv_crs *A = M->A;
-    const double t_start = now();
+    const double t_start = spmv__now();
     spmv_status st = spmv_crs_set_threads(A, h->nthreads);
     if (st) return st;
     spmv_sell_free(M->S);
@@ -182,7 +173,7 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
     char why[256];
     if (A->rows == 0 || A->nnz == 0) {
         info_crs(M, "CRS: the matrix has no entries");
-        M->info.t_optimize = now() - t_start;
+        M->info.t_optimize = spmv__now() - t_start;
         return SPMV_OK;
     }
 
@@ -209,7 +200,7 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
                  "the memory budget of %.0f MB", o.C, o.sigma, sell_bytes * 1e-6, (long long)stored,
                  (long long)A->nnz, budget * 1e-6);
         info_crs(M, why);
-        M->info.t_optimize = now() - t_start;
+        M->info.t_optimize = spmv__now() - t_start;
         return SPMV_OK;
     }
 
@@ -231,15 +222,15 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
                  "costs about %.0f CRS multiplies; SELL-%d-%d is estimated at %.2f of CRS's time)",
                  (long long)h->expected_calls, break_even, SPMV_CONVERT_MVS, o.C, o.sigma, ratio);
         info_crs(M, why);
-        M->info.t_optimize = now() - t_start;
+        M->info.t_optimize = spmv__now() - t_start;
         return SPMV_OK;
     }
 
     /* 3. convert */
-    double t0 = now();
+    double t0 = spmv__now();
     spmv_sell *S = NULL;
     if ((st = spmv_sell_from_crs(A, &o, &S))) return st;
-    const double t_convert = now() - t0;
+    const double t_convert = spmv__now() - t0;
     M->info.t_convert = t_convert;
     int keep = 1;
     if (h->trial_seconds > 0) { /* a short trial: CRS against SELL, alternately */
@@ -250,9 +241,9 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
             return st;
         }
         for (int32_t j = 0; j < A->cols; j++) x[j] = 1.0 + (double)(j % 7) / 7.0;
-        double t1 = now();
+        double t1 = spmv__now();
         spmv_crs_mv(A, 1.0, x, 0.0, y);
-        double one = now() - t1;
+        double one = spmv__now() - t1;
         int reps = one > 0 ? (int)(h->trial_seconds / 6.0 / one) : 1;
         if (reps < 1) reps = 1;
         if (reps > 1000) reps = 1000;
@@ -271,7 +262,7 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
     if (!keep) {
         spmv_sell_free(S);
         info_crs(M, why);
-        M->info.t_optimize = now() - t_start;
+        M->info.t_optimize = spmv__now() - t_start;
         return SPMV_OK;
     }
     M->S = S;
@@ -291,7 +282,7 @@ spmv_status spmv_matrix_optimize(spmv_matrix *M)
              "break-even about %.0f multiplies", S->C, S->sigma,
              src == SPMV_TUNE_RECORDED ? "the imported wisdom's choice" : "the model's defaults",
              (long long)S->nruns, spmv_sell_beta(S), t_convert, i->break_even);
-    i->t_optimize = now() - t_start;
+    i->t_optimize = spmv__now() - t_start;
     return SPMV_OK;
 }
 

@@ -102,8 +102,10 @@ static inline __attribute__((always_inline)) void spmv__crs_rows_scalar(const sp
     for (int32_t r = r0; r < r1; r++) {
         const int64_t e = rp[r + 1];
         if (pf) { /* the address may lie past the arrays (a prefetch never faults): spmv__addr */
-            for (int64_t q = b; q < e; q += 8) __builtin_prefetch(spmv__addr(val + q, SPMV_CRS_PF * 8), 0, SPMV_CRS_PF_LOCALITY);
-            for (int64_t q = b; q < e; q += 16) __builtin_prefetch(spmv__addr(col + q, SPMV_CRS_PF * 4), 0, SPMV_CRS_PF_LOCALITY);
+            for (int64_t q = b; q < e; q += 8)
+                __builtin_prefetch(spmv__addr(val + q, SPMV_CRS_PF * 8), 0, SPMV_CRS_PF_LOCALITY);
+            for (int64_t q = b; q < e; q += 16)
+                __builtin_prefetch(spmv__addr(col + q, SPMV_CRS_PF * 4), 0, SPMV_CRS_PF_LOCALITY);
         }
         const double s = accs == SPMV_CRS_SHORT_ACCS ? spmv__crs_row_scalar2(e - b, val + b, col + b, x)
                                                      : spmv__crs_row_scalar(e - b, val + b, col + b, x);

@@ -1,12 +1,10 @@
 /* The one OpenMP driver: runs a matrix's kernel on the thread partition stored in the matrix. Kernels are serial
  * over a range; parallelism lives here only. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include "internal.h"
 #include "kernel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -51,14 +49,6 @@ enum { CARRY_STACK = 256 };
 /* Fork and join of one parallel region, ns (cached in ps; -1: not known yet) */
 static int64_t fork_join_ps = -1;
 
-/* Seconds now (CLOCK_MONOTONIC) */
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 double spmv__fork_join_ns(void)
 {
     int64_t ps = __atomic_load_n(&fork_join_ps, __ATOMIC_RELAXED);
@@ -77,12 +67,12 @@ double spmv__fork_join_ns(void)
         volatile int sink = 0;
         double best = 1e30;
         for (int w = 0; w <= 5; w++) {
-            const double t0 = seconds_now();
+            const double t0 = spmv__now();
             for (int i = 0; i < 16; i++) {
 #pragma omp parallel num_threads(m)
                 if (omp_get_thread_num() == 0) sink = i;
             }
-            const double dt = (seconds_now() - t0) / 16;
+            const double dt = (spmv__now() - t0) / 16;
             if (w > 0 && dt < best) best = dt;
         }
         (void)sink;

@@ -2,7 +2,6 @@
  * one built and usable here (or the one SPMV_ARCH forces), and within it the first kernel that fits a matrix. The
  * reference kernels fill every slot a family leaves open: a missing variant means slower, never a crash.
  * SPMV_VERBOSE=1 names each choice and, when it is not a kernel of the family in use, why. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include "internal.h"
 #include "kernel.h"
 
@@ -11,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 /* ---------------------------------------------------------------------------------------------- the family table */
 
@@ -183,13 +181,6 @@ spmv_xaccess spmv__sell_xaccess(int opts_xaccess)
 
 static char probe_note[160]; /* the last x-access measurement, for SPMV_VERBOSE */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 spmv_xaccess spmv__xaccess_measure(double (*probe)(int emul, const int32_t *idx, const double *x, int reps))
 {
     _Alignas(64) static double x[256];
@@ -203,9 +194,9 @@ spmv_xaccess spmv__xaccess_measure(double (*probe)(int emul, const int32_t *idx,
     double best[2] = {1e30, 1e30}, sink = 0.0;
     for (int round = 0; round < 7; round++)
         for (int emul = 0; emul < 2; emul++) {
-            double t0 = now();
+            double t0 = spmv__now();
             sink += probe(emul, idx, x, 40);
-            double t = now() - t0;
+            double t = spmv__now() - t0;
             if (t < best[emul]) best[emul] = t;
         }
     if (sink == 42.0) return SPMV_X_GATHER; /* keeps the sums alive; never true */

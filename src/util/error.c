@@ -1,16 +1,24 @@
 /* Status texts and the thread-local last-error message. */
-#define _POSIX_C_SOURCE 200809L /* strnlen */
+#define _POSIX_C_SOURCE 200809L /* strnlen, clock_gettime */
 #include "internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 static _Thread_local char last_error[512];
+
+double spmv__now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 const char *spmv_version(void) { return SPMV_VERSION_STRING; }
 

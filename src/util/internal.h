@@ -38,6 +38,10 @@ typedef struct spmv__name_text {
 } spmv__name_text;
 spmv__name_text spmv__machine_name(const spmv_machine *m);
 
+/* Seconds on CLOCK_MONOTONIC (for the library's own measurements: the x-access probe, the fork and join, the
+ * handle's timings). */
+double spmv__now(void);
+
 /* Threads: omp_get_max_threads() or 1 without OpenMP. */
 int spmv__max_threads(void);
 
