@@ -130,6 +130,58 @@ AVX2_INLINE __m256d vi_val4(const uint8_t *p, const double *tab, const int X)
     return _mm256_i32gather_pd(tab, _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)w)), 8);
 }
 
+/* Chunks k, k+1, ... below c1 whose columns are all full run columns and whose C rows all exist (y indexed directly):
+ * the AVX-512 family's lean loop (sell_run_chunks in src/kernels/avx512/sell_avx512.c, which says why) on ymm
+ * registers. Returns the first chunk it did not do. */
+enum { SELL_AVX2_LEAN_LEN = 16 };
+AVX2_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
+                                    const double *restrict x, double beta, double *restrict y, const int C,
+                                    const int U, const int mode, const int X, const int nt, const int VI)
+{
+    const int NV = C / 4;
+    const int64_t *chunkptr = S->chunkptr, *runptr = S->runptr;
+    const int32_t *chunklen = S->chunklen, *chunkfull = S->chunkfull, *runbase = S->runbase;
+    const double *val = S->val, *vtab = S->vtab;
+    const uint8_t *val8 = S->val8;
+    const int32_t whole = (int32_t)(S->rows / C), end = c1 < whole ? c1 : whole;
+    for (; k < end; k++) {
+        const int32_t len = chunklen[k];
+        if (chunkfull[k] != len || len > SELL_AVX2_LEAN_LEN) break;
+        const int64_t off = chunkptr[k];
+        const int32_t *rb = runbase + runptr[k];
+        __m256d acc[SELL_U_MAX][SELL_NV_MAX];
+        AVX2_UNROLL
+        for (int u = 0; u < U; u++)
+            AVX2_UNROLL
+            for (int v = 0; v < NV; v++) acc[u][v] = _mm256_setzero_pd();
+#define SELL_RVAL(o) (VI ? vi_val4(val8 + off + (o), vtab, X) : _mm256_load_pd(val + off + (o)))
+        int32_t j = 0;
+        for (; j + U <= len; j += U)
+            AVX2_UNROLL
+            for (int u = 0; u < U; u++)
+                AVX2_UNROLL
+                for (int v = 0; v < NV; v++) {
+                    const int64_t o = (int64_t)(j + u) * C + 4 * v;
+                    acc[u][v] = _mm256_fmadd_pd(SELL_RVAL(o), _mm256_loadu_pd(x + rb[j + u] + 4 * v), acc[u][v]);
+                }
+        AVX2_UNROLL
+        for (int u = 0; u < U - 1; u++) /* the columns past a multiple of U (fewer than U), one set each */
+            if (j + u < len)
+                AVX2_UNROLL
+                for (int v = 0; v < NV; v++) {
+                    const int64_t o = (int64_t)(j + u) * C + 4 * v;
+                    acc[u][v] = _mm256_fmadd_pd(SELL_RVAL(o), _mm256_loadu_pd(x + rb[j + u] + 4 * v), acc[u][v]);
+                }
+#undef SELL_RVAL
+        AVX2_UNROLL
+        for (int v = 0; v < NV; v++)
+            AVX2_UNROLL
+            for (int u = 1; u < U; u++) acc[0][v] = _mm256_add_pd(acc[0][v], acc[u][v]);
+        sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt);
+    }
+    return k;
+}
+
 AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, const double *restrict x,
                              double beta, double *restrict y, const int C, const int U, const int mode, const int X,
                              const int nt, const int VI)
@@ -139,7 +191,12 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
     const double *val = S->val, *vtab = S->vtab;
     const uint8_t *val8 = S->val8;
 #define SELL_VAL(o) (VI ? vi_val4(val8 + (vp - val) + (o), vtab, X) : _mm256_load_pd(vp + (o)))
+    const int lean = SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SELL_AVX2_LEAN_LEN);
     for (int32_t k = c0; k < c1; k++) {
+        if (lean && S->chunklen[k] <= SELL_AVX2_LEAN_LEN && S->chunkfull[k] == S->chunklen[k]) {
+            k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, X, nt, VI);
+            if (k >= c1) break;
+        }
         const double *vp = S->val + S->chunkptr[k];
         const int32_t *cp = S->col + S->chunkptr[k];
         const int32_t len = S->chunklen[k];
@@ -150,7 +207,7 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
             for (int v = 0; v < NV; v++) acc[u][v] = _mm256_setzero_pd();
         int32_t j = 0;
         if (S->chunkruns) {
-            const int32_t R = S->chunkruns[k], F = S->chunkfull[k], FU = F - F % U, RU = R - (R - FU) % U;
+            const int32_t R = S->chunkruns[k], F = S->chunkfull[k], FU = F - F % U, RU = R - (R - F) % U;
             const int32_t *rb = S->runbase + S->runptr[k];
             const uint8_t *rm = S->runmask + S->runptr[k] * MB;
             for (; j < FU; j += U, vp += U * C, rb += U, rm += U * MB) { /* full run columns: plain loads */
@@ -162,6 +219,14 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
                         acc[u][v] = _mm256_fmadd_pd(SELL_VAL(u * C + 4 * v), xv, acc[u][v]);
                     }
             }
+            AVX2_UNROLL
+            for (int u = 0; u < U - 1; u++) /* the full ones past a multiple of U (fewer than U), one set each */
+                if (j + u < F)
+                    AVX2_UNROLL
+                    for (int v = 0; v < NV; v++)
+                        acc[u][v] = _mm256_fmadd_pd(SELL_VAL(u * C + 4 * v), _mm256_loadu_pd(x + rb[u] + 4 * v),
+                                                    acc[u][v]);
+            vp += (int64_t)(F - j) * C, rb += F - j, rm += (F - j) * MB, j = F;
             for (; j < RU; j += U, vp += U * C, rb += U, rm += U * MB) {
                 AVX2_UNROLL
                 for (int u = 0; u < U; u++)

@@ -209,6 +209,83 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
     }
 }
 
+/* The lean loop: chunks k, k+1, ... below c1 whose columns are all full run columns (chunkfull[k] = chunklen[k] <=
+ * SELL_AVX512_LEAN_LEN: stencil matrices' interior) and whose C rows all exist, y indexed directly: x by contiguous
+ * loads only, no masks, no indices, the sets as in sell_kernel. Returns the first chunk it did not do. A loop of its
+ * own with few live values: in the general loop the per-chunk bookkeeping (loads of the chunk's run, 16-bit and
+ * gather bounds, their branches, pointers spilled across the many paths) cost as much as the five columns of a
+ * lap2d chunk: SELL-32-1 with value indices, lap2d 300^2 (L2/L3), AMD EPYC Zen 5 VM, 1 thread: 68 cycles per chunk
+ * where a stand-alone loop over the same data takes 34; with this loop 17.8 -> 20.8 Gflop/s (and on lap2d 2000^2,
+ * in memory, 7.4 -> 9.3 at 1 thread, 14.4 -> 25.2 at 2; BENCHMARKS.md). Chunks longer than SELL_AVX512_LEAN_LEN
+ * columns stay in the general loop: there the bookkeeping is a small part, and HPCG 128^3 (27 columns, every other
+ * chunk with gather columns at the grid's x boundaries) lost about 10 % switching between the loops at every chunk.
+ * spmv__sell_lean_wanted (kernel.h) decides per call whether to look for such chunks at all. */
+enum { SELL_AVX512_LEAN_LEN = 16 };
+SPMV_AVX512_INLINE int32_t sell_run_chunks_pf(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
+                                              const double *restrict x, double beta, double *restrict y, const int C,
+                                              const int U, const int mode, const int nt, const int PF, const int VI,
+                                              __m512d t0, __m512d t1)
+{
+    const int NV = C / 8;
+    const int64_t *chunkptr = S->chunkptr;
+    const int32_t *chunklen = S->chunklen, *chunkfull = S->chunkfull, *runbase = S->runbase;
+    const int64_t *runptr = S->runptr;
+    const double *val = S->val;
+    const uint8_t *val8 = S->val8;
+    const int32_t whole = (int32_t)(S->rows / C); /* chunks with all C rows */
+    const int32_t end = c1 < whole ? c1 : whole;
+    for (; k < end; k++) {
+        const int32_t len = chunklen[k];
+        if (chunkfull[k] != len || len > SELL_AVX512_LEAN_LEN) break;
+        const int64_t off = chunkptr[k];
+        const int32_t *rb = runbase + runptr[k];
+        __m512d acc[SELL_U_MAX][SELL_NV_MAX];
+        SPMV_UNROLL_FULL
+        for (int u = 0; u < U; u++)
+            SPMV_UNROLL_FULL
+            for (int v = 0; v < NV; v++) acc[u][v] = _mm512_setzero_pd();
+#define SELL_RVAL(o) (VI ? vi_val8(val8 + off + (o), t0, t1) : _mm512_load_pd(val + off + (o)))
+        int32_t j = 0;
+        for (; j + U <= len; j += U) {
+            SPMV_UNROLL_FULL
+            for (int u = 0; u < U; u++)
+                SPMV_UNROLL_FULL
+                for (int v = 0; v < NV; v++) {
+                    const int64_t o = (int64_t)(j + u) * C + 8 * v;
+                    acc[u][v] = _mm512_fmadd_pd(SELL_RVAL(o), _mm512_loadu_pd(x + rb[j + u] + 8 * v), acc[u][v]);
+                    if (PF && !VI) sell_prefetch(val + off + o);
+                    if (PF && VI && (u * C + 8 * v) % 64 == 0) vi_prefetch(val8 + off + o);
+                }
+        }
+        SPMV_UNROLL_FULL
+        for (int u = 0; u < U - 1; u++) /* the columns past a multiple of U (fewer than U), one set each */
+            if (j + u < len)
+                SPMV_UNROLL_FULL
+                for (int v = 0; v < NV; v++) {
+                    const int64_t o = (int64_t)(j + u) * C + 8 * v;
+                    acc[u][v] = _mm512_fmadd_pd(SELL_RVAL(o), _mm512_loadu_pd(x + rb[j + u] + 8 * v), acc[u][v]);
+                }
+#undef SELL_RVAL
+        SPMV_UNROLL_FULL
+        for (int v = 0; v < NV; v++)
+            SPMV_UNROLL_FULL
+            for (int u = 1; u < U; u++) acc[0][v] = _mm512_add_pd(acc[0][v], acc[u][v]);
+        sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt, SELL_X_EMUL);
+    }
+    return k;
+}
+/* the same with the prefetch setting a constant in each copy (the value-index paths pass it at run time) */
+SPMV_AVX512_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
+                                           const double *restrict x, double beta, double *restrict y, const int C,
+                                           const int U, const int mode, const int nt, const int PF, const int VI,
+                                           __m512d t0, __m512d t1)
+{
+    if (SELL_AVX512_ASAN) /* one copy where the paths are functions of their own (compile time, see below) */
+        return sell_run_chunks_pf(S, k, c1, alpha, x, beta, y, C, U, mode, nt, PF, VI, t0, t1);
+    if (PF) return sell_run_chunks_pf(S, k, c1, alpha, x, beta, y, C, U, mode, nt, 1, VI, t0, t1);
+    return sell_run_chunks_pf(S, k, c1, alpha, x, beta, y, C, U, mode, nt, 0, VI, t0, t1);
+}
+
 /* chunks [c0,c1): y[row(i)] = beta*y[row(i)] + alpha*sum_j val[i,j]*x[col[i,j]] for the C rows i of each chunk,
  * row(i) = i (permuted order) or perm[i] (original order); C, U, mode, nt, X are compile-time constants after
  * inlining. */
@@ -232,7 +309,12 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
         if (PF && !VI) sell_prefetch(vp + (o));                                                                    \
         if (PF && VI && (o) % 64 == 0) vi_prefetch(val8 + (vp - val) + (o));                                       \
     } while (0)
+    const int lean = chunkruns && SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SELL_AVX512_LEAN_LEN);
     for (int32_t k = c0; k < c1; k++) {
+        if (lean && chunklen[k] <= SELL_AVX512_LEAN_LEN && S->chunkfull[k] == chunklen[k]) {
+            k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, nt, PF, VI, t0, t1);
+            if (k >= c1) break;
+        }
         const double *vp = val + chunkptr[k];  /* 64-byte aligned */
         const int32_t *cp = col + chunkptr[k]; /* 32-byte aligned */
         const int32_t len = chunklen[k];
@@ -243,7 +325,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
             for (int v = 0; v < NV; v++) acc[u][v] = _mm512_setzero_pd();
         int32_t j = 0;
         if (chunkruns) { /* run columns: contiguous loads of x, no indices */
-            const int32_t R = chunkruns[k], F = S->chunkfull[k], FU = F - F % U, RU = R - (R - FU) % U;
+            const int32_t R = chunkruns[k], F = S->chunkfull[k], FU = F - F % U, RU = R - (R - F) % U;
             const int32_t *rb = S->runbase + S->runptr[k];
             const __mmask8 *rm = (const __mmask8 *)(S->runmask + S->runptr[k] * NV); /* NV mask bytes per column */
             for (; j < FU; j += U, vp += U * C, rb += U, rm += U * NV) { /* full: every lane, no mask to load */
@@ -256,6 +338,16 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
                         SELL_PF(u * C + 8 * v);
                     }
             }
+            /* the full ones past a multiple of U (fewer than U), one set each */
+            SPMV_UNROLL_FULL
+            for (int u = 0; u < U - 1; u++)
+                if (j + u < F)
+                    SPMV_UNROLL_FULL
+                    for (int v = 0; v < NV; v++) {
+                        const __m512d xv = _mm512_loadu_pd(x + rb[u] + 8 * v);
+                        acc[u][v] = _mm512_fmadd_pd(SELL_VAL(u * C + 8 * v), xv, acc[u][v]);
+                    }
+            vp += (int64_t)(F - j) * C, rb += F - j, rm += (F - j) * NV, j = F;
             for (; j < RU; j += U, vp += U * C, rb += U, rm += U * NV) {
                 SPMV_UNROLL_FULL
                 for (int u = 0; u < U; u++)
