@@ -177,6 +177,7 @@ int32_t spmv__sell_count_values(const double *val, int64_t n, int zero);
  * at least 3 in 4 of up to 32 chunks spread over them (every max(1, (c1 - c0) / 32)-th) are such; then the general loop asks each chunk whether it is.
  * Elsewhere a pure chunk among others would cost more in the branches into and out of the lean loop than the loop
  * saves (SELL-8-1 on rajat01, bcsstk13, hangGlider_2 lost 2-5 % with the question asked at every chunk, Zen 5). */
+#define SPMV_SELL_LEAN_LEN 16 /* the longest chunk (columns) the lean loop takes in both families */
 static inline int spmv__sell_lean_wanted(const spmv_sell *S, int32_t c0, int32_t c1, int32_t maxlen)
 {
     const int32_t n = c1 - c0, step = n > 32 ? n / 32 : 1;

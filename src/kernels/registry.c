@@ -305,11 +305,18 @@ static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char
                     snprintf(vals, sizeof vals, "plain values");
                 if (S->runs > 0) snprintf(thr, sizeof thr, "threshold %d of %d lanes", S->runs, S->C);
                 else snprintf(thr, sizeof thr, "detection off, or no run column found");
+                /* the x86 families' lean loop (kernel.h): as a one-thread multiply of the whole matrix decides */
+                const int x86 = k->arch == SPMV_ARCH_AVX512 || k->arch == SPMV_ARCH_AVX2;
+                const char *lean = !x86 || !S->chunkruns ? ""
+                                   : !SPMV_SELL_DIRECT(S) ? "; no lean loop (y through perm)"
+                                   : spmv__sell_lean_wanted(S, 0, S->nchunks, SPMV_SELL_LEAN_LEN)
+                                       ? "; lean loop for the chunks of full run columns only (3 in 4 sampled)"
+                                       : "; no lean loop (fewer than 3 in 4 sampled chunks of full run columns only)";
                 fprintf(stderr, "spmv: %s: kernel %s%s; x access %s; %lld run columns hold %.1f %% of the stored "
-                        "entries (%s); %lld entries with 16-bit indices; %s\n", what, k->name, why,
+                        "entries (%s%s); %lld entries with 16-bit indices; %s\n", what, k->name, why,
                         xe && *xe ? "forced by SPMV_XACCESS" : probe_note[0] ? probe_note : "the family's only one",
                         (long long)S->nruns, S->stored ? 100.0 * (double)S->nruns * S->C / (double)S->stored : 0.0,
-                        thr, (long long)S->nidx16, vals);
+                        thr, lean, (long long)S->nidx16, vals);
             }
         }
         else if (a != SPMV_ARCH_REF)

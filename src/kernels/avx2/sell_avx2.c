@@ -133,7 +133,6 @@ AVX2_INLINE __m256d vi_val4(const uint8_t *p, const double *tab, const int X)
 /* Chunks k, k+1, ... below c1 whose columns are all full run columns and whose C rows all exist (y indexed directly):
  * the AVX-512 family's lean loop (sell_run_chunks in src/kernels/avx512/sell_avx512.c, which says why) on ymm
  * registers. Returns the first chunk it did not do. */
-enum { SELL_AVX2_LEAN_LEN = 16 };
 AVX2_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
                                     const double *restrict x, double beta, double *restrict y, const int C,
                                     const int U, const int mode, const int X, const int nt, const int VI)
@@ -146,7 +145,7 @@ AVX2_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_t c1, d
     const int32_t whole = (int32_t)(S->rows / C), end = c1 < whole ? c1 : whole;
     for (; k < end; k++) {
         const int32_t len = chunklen[k];
-        if (chunkfull[k] != len || len > SELL_AVX2_LEAN_LEN) break;
+        if (chunkfull[k] != len || len > SPMV_SELL_LEAN_LEN) break;
         const int64_t off = chunkptr[k];
         const int32_t *rb = runbase + runptr[k];
         __m256d acc[SELL_U_MAX][SELL_NV_MAX];
@@ -191,9 +190,9 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
     const double *val = S->val, *vtab = S->vtab;
     const uint8_t *val8 = S->val8;
 #define SELL_VAL(o) (VI ? vi_val4(val8 + (vp - val) + (o), vtab, X) : _mm256_load_pd(vp + (o)))
-    const int lean = SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SELL_AVX2_LEAN_LEN);
+    const int lean = SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SPMV_SELL_LEAN_LEN);
     for (int32_t k = c0; k < c1; k++) {
-        if (lean && S->chunklen[k] <= SELL_AVX2_LEAN_LEN && S->chunkfull[k] == S->chunklen[k]) {
+        if (lean && S->chunklen[k] <= SPMV_SELL_LEAN_LEN && S->chunkfull[k] == S->chunklen[k]) {
             k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, X, nt, VI);
             if (k >= c1) break;
         }

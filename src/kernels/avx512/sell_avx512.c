@@ -210,17 +210,16 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
 }
 
 /* The lean loop: chunks k, k+1, ... below c1 whose columns are all full run columns (chunkfull[k] = chunklen[k] <=
- * SELL_AVX512_LEAN_LEN: stencil matrices' interior) and whose C rows all exist, y indexed directly: x by contiguous
+ * SPMV_SELL_LEAN_LEN: stencil matrices' interior) and whose C rows all exist, y indexed directly: x by contiguous
  * loads only, no masks, no indices, the sets as in sell_kernel. Returns the first chunk it did not do. A loop of its
  * own with few live values: in the general loop the per-chunk bookkeeping (loads of the chunk's run, 16-bit and
  * gather bounds, their branches, pointers spilled across the many paths) cost as much as the five columns of a
  * lap2d chunk: SELL-32-1 with value indices, lap2d 300^2 (L2/L3), AMD EPYC Zen 5 VM, 1 thread: 68 cycles per chunk
  * where a stand-alone loop over the same data takes 34; with this loop 17.8 -> 20.8 Gflop/s (and on lap2d 2000^2,
- * in memory, 7.4 -> 9.3 at 1 thread, 14.4 -> 25.2 at 2; BENCHMARKS.md). Chunks longer than SELL_AVX512_LEAN_LEN
+ * in memory, 7.4 -> 9.3 at 1 thread, 14.4 -> 25.2 at 2; BENCHMARKS.md). Chunks longer than SPMV_SELL_LEAN_LEN
  * columns stay in the general loop: there the bookkeeping is a small part, and HPCG 128^3 (27 columns, every other
  * chunk with gather columns at the grid's x boundaries) lost about 10 % switching between the loops at every chunk.
  * spmv__sell_lean_wanted (kernel.h) decides per call whether to look for such chunks at all. */
-enum { SELL_AVX512_LEAN_LEN = 16 };
 SPMV_AVX512_INLINE int32_t sell_run_chunks_pf(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
                                               const double *restrict x, double beta, double *restrict y, const int C,
                                               const int U, const int mode, const int nt, const int PF, const int VI,
@@ -236,7 +235,7 @@ SPMV_AVX512_INLINE int32_t sell_run_chunks_pf(const spmv_sell *S, int32_t k, int
     const int32_t end = c1 < whole ? c1 : whole;
     for (; k < end; k++) {
         const int32_t len = chunklen[k];
-        if (chunkfull[k] != len || len > SELL_AVX512_LEAN_LEN) break;
+        if (chunkfull[k] != len || len > SPMV_SELL_LEAN_LEN) break;
         const int64_t off = chunkptr[k];
         const int32_t *rb = runbase + runptr[k];
         __m512d acc[SELL_U_MAX][SELL_NV_MAX];
@@ -309,9 +308,9 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
         if (PF && !VI) sell_prefetch(vp + (o));                                                                    \
         if (PF && VI && (o) % 64 == 0) vi_prefetch(val8 + (vp - val) + (o));                                       \
     } while (0)
-    const int lean = chunkruns && SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SELL_AVX512_LEAN_LEN);
+    const int lean = chunkruns && SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SPMV_SELL_LEAN_LEN);
     for (int32_t k = c0; k < c1; k++) {
-        if (lean && chunklen[k] <= SELL_AVX512_LEAN_LEN && S->chunkfull[k] == chunklen[k]) {
+        if (lean && chunklen[k] <= SPMV_SELL_LEAN_LEN && S->chunkfull[k] == chunklen[k]) {
             k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, nt, PF, VI, t0, t1);
             if (k >= c1) break;
         }
