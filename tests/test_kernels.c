@@ -425,7 +425,7 @@ static void test_edge_built(void)
     m[n++].name = "hpcg 6x5x7";
     CU_ASSERT_FATAL(spmv_gen_laplace3d(5, 4, 3, &m[n].A) == SPMV_OK);
     m[n++].name = "laplace3d 5x4x3";
-    /* chunks whose columns are all full runs, a few per grid row not (the AVX-512 kernels' lean loop, taken where
+    /* chunks whose columns are all full runs, a few per grid row not (the x86 kernels' lean loop, taken where
      * 3 in 4 chunks are such), rows not a multiple of C */
     CU_ASSERT_FATAL(spmv_gen_laplace2d(601, 8, &m[n].A) == SPMV_OK);
     m[n++].name = "laplace2d 601x8";

@@ -172,17 +172,18 @@ int spmv__sell_vidx_wanted(int opt, int64_t stored);
  * SPMV_VTAB_MAX + 1 (the scan stops there); src/formats/sell.c */
 int32_t spmv__sell_count_values(const double *val, int64_t n, int zero);
 
-/* The SIMD families' lean loop over chunks whose columns are all full run columns (chunkfull[k] = chunklen[k] <=
- * maxlen; src/kernels/avx512/sell_avx512.c): wanted for the chunks [c0, c1) of a SELL matrix with run columns when
- * at least 3 in 4 of up to 32 chunks spread over them (every max(1, (c1 - c0) / 32)-th) are such; then the general loop asks each chunk whether it is.
- * Elsewhere a pure chunk among others would cost more in the branches into and out of the lean loop than the loop
- * saves (SELL-8-1 on rajat01, bcsstk13, hangGlider_2 lost 2-5 % with the question asked at every chunk, Zen 5). */
+/* The x86 families' lean loop over chunks whose columns are all full run columns (chunkfull[k] = chunklen[k] <=
+ * maxlen; src/kernels/avx512/sell_avx512.c): wanted for the chunks [c0, c1) of a SELL matrix with run columns and y
+ * indexed directly (SPMV_SELL_DIRECT) when at least 3 in 4 of up to 32 chunks spread over them (every
+ * max(1, (c1 - c0) / 32)-th) are such; then the general loop hands each chunk to the lean loop first. Elsewhere a
+ * pure chunk among others would cost more in the branches into and out of the lean loop than the loop saves
+ * (SELL-8-1 on rajat01, bcsstk13, hangGlider_2 lost 2-5 % with every chunk handed over, Zen 5). */
 #define SPMV_SELL_LEAN_LEN 16 /* the longest chunk (columns) the lean loop takes in both families */
 static inline int spmv__sell_lean_wanted(const spmv_sell *S, int32_t c0, int32_t c1, int32_t maxlen)
 {
     const int32_t n = c1 - c0, step = n > 32 ? n / 32 : 1;
     int32_t yes = 0, samples = 0;
-    if (!S->chunkruns) return 0;
+    if (!S->chunkruns || !SPMV_SELL_DIRECT(S)) return 0;
     for (int32_t k = c0; k < c1 && samples < 32; k += step, samples++)
         yes += S->chunkfull[k] == S->chunklen[k] && S->chunklen[k] <= maxlen;
     return samples > 0 && 4 * yes >= 3 * samples;

@@ -190,7 +190,7 @@ AVX2_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, double 
     const double *val = S->val, *vtab = S->vtab;
     const uint8_t *val8 = S->val8;
 #define SELL_VAL(o) (VI ? vi_val4(val8 + (vp - val) + (o), vtab, X) : _mm256_load_pd(vp + (o)))
-    const int lean = SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SPMV_SELL_LEAN_LEN);
+    const int lean = spmv__sell_lean_wanted(S, c0, c1, SPMV_SELL_LEAN_LEN);
     for (int32_t k = c0; k < c1; k++) {
         if (lean && S->chunklen[k] <= SPMV_SELL_LEAN_LEN && S->chunkfull[k] == S->chunklen[k]) {
             k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, X, nt, VI);

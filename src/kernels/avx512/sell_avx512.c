@@ -308,8 +308,10 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
         if (PF && !VI) sell_prefetch(vp + (o));                                                                    \
         if (PF && VI && (o) % 64 == 0) vi_prefetch(val8 + (vp - val) + (o));                                       \
     } while (0)
-    const int lean = chunkruns && SPMV_SELL_DIRECT(S) && spmv__sell_lean_wanted(S, c0, c1, SPMV_SELL_LEAN_LEN);
+    const int lean = spmv__sell_lean_wanted(S, c0, c1, SPMV_SELL_LEAN_LEN);
     for (int32_t k = c0; k < c1; k++) {
+        /* the lean loop's own test, asked here first: handing it every chunk instead (same result) made GCC 12 spill
+         * in the general loop's run-column loops (avx512_inner_loop) */
         if (lean && chunklen[k] <= SPMV_SELL_LEAN_LEN && S->chunkfull[k] == chunklen[k]) {
             k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, nt, PF, VI, t0, t1);
             if (k >= c1) break;
