@@ -45,16 +45,28 @@ extern "C" {
 #define SPMV_VERSION (SPMV_VERSION_MAJOR * 10000 + SPMV_VERSION_MINOR * 100 + SPMV_VERSION_PATCH)
 
 /** Threads a multiply uses by default: at most one per SPMV_MIN_WORK_PER_THREAD stored entries (a small multiply
- * does not pay for starting a team of threads), and at most one per F / 0.25 ns entries where F is the fork and join
- * of a parallel region on this machine, measured once per process on first use (environment variable
- * SPMV_FORK_JOIN_NS=F overrides; the model takes F from the machine file's parallel region overhead). On the AMD Zen 5
- * VM F = 2.7 us: one thread per 10 700 entries (G51, 11 818 nonzeros, CRS: 5.9 Gflop/s on 1 thread, 4.4 on 2 with
- * the 2048 rule). 2048: on a 2-core Intel Xeon VM (libgomp) a second thread pays from
+ * does not pay for starting a team of threads), and at most one per F / 0.25 ns entries where F is the start and
+ * join of the multiply's team on this machine (spmv_team_overhead), measured once per process on first use
+ * (environment variable SPMV_FORK_JOIN_NS=F overrides; the model takes F from the machine file's parallel region
+ * overhead). On the AMD Zen 5 VM F = 0.5 us with the helper threads (one thread per 2048 entries); with OpenMP regions
+ * (SPMV_TEAM=openmp) F = 2.7 us: one thread per 10 700 entries (G51, 11 818 nonzeros, CRS: 5.9 Gflop/s on 1 thread,
+ * 4.4 on 2 with the 2048 rule). 2048: on a 2-core Intel Xeon VM (libgomp) a second thread pays from
  * about 4000 entries (CRS at 2 threads, Gflop/s, 8192 -> 2048: pow, 13188 nnz, 3.5 -> 5.7; G51 5.7 -> 8.0;
  * cryg2500 4.5 -> 6.8; SELL no slower), while 494_bus (1666 nnz) on two threads of 833 entries is slower than on
  * one (SELL-32-1 4.5 -> 2.5 at 1024). SELL-C-sigma counts an entry of a run column (contiguous x, no index: about
  * a quarter of the time of a gathered entry in cache) as a quarter of an entry here. */
 #define SPMV_MIN_WORK_PER_THREAD 2048
+
+/** Seconds a multiply on `threads` threads spends starting and joining its team when it has no work: the best of 5
+ * windows of 200 empty team calls. A multiply of up to 2^20 entries runs on the library's helper threads (the caller
+ * is thread 0; one round trip between cores: 0.5 us on 2 cores of the AMD EPYC Zen 5 VM, where an OpenMP parallel
+ * region takes 2.8 us), a larger one in an OpenMP parallel region; the environment variable SPMV_TEAM=openmp keeps
+ * every multiply in OpenMP regions, and helpers that find their cores busy with other threads (the application's
+ * own OpenMP threads, which spin after each of its regions) give up for the process. The thread count is OpenMP's
+ * (omp_get_max_threads()) in every case. Returns 0 for threads < 2, inside a parallel region, or without OpenMP.
+ * spmv-machine stores it as the machine's parallel region overhead (the model adds it to each multiply on more than
+ * one thread). */
+SPMV_API double spmv_team_overhead(int threads);
 
 /** Size of y (bytes) from which spmv_sell_opts.nt_stores = -1 (auto) asks for non-temporal stores: 16 MiB, 2^21
  * rows. A y this large does not stay in the caches of the machines measured between two multiplies of a matrix

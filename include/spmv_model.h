@@ -117,12 +117,14 @@ typedef struct spmv_machine {
     double bw_triad_n[SPMV_MACHINE_MAX_CORES]; /**< the same for TRIAD */
     int32_t nlevels;                       /**< 2..SPMV_MACHINE_MAX_LEVELS, the last one is MEM */
     spmv_machine_level level[SPMV_MACHINE_MAX_LEVELS];
-    double parallel_overhead;              /**< cy of one OpenMP parallel region with no work (fork and join) on the
-                                              cores of one NUMA domain; the model adds it to every multiply on more
-                                              than one thread (the library's driver opens one region per multiply).
-                                              spmv-machine: the best of windows of 200 empty regions on all cores
-                                              of the domain (1-1.5 us on the 2-core Intel Xeon VM), the same figure
-                                              for every thread count. 0 = not measured: nothing added */
+    double parallel_overhead;              /**< cy of the start and join of the library's team with no work
+                                              (spmv_team_overhead: helper threads for multiplies of up to 2^20
+                                              entries, an OpenMP region above) on the cores of one NUMA domain; the
+                                              model adds it to every multiply on more than one thread. spmv-machine:
+                                              the best of its passes on all cores of the domain (helpers 0.5 us on
+                                              2 cores of the AMD EPYC VM; OpenMP regions 2.8 us there, 1-1.5 us on
+                                              the 2-core Intel Xeon VM), the same figure for every thread count.
+                                              0 = not measured: nothing added */
 } spmv_machine;
 
 /** Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */

@@ -224,7 +224,7 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
         printf("saturated      read (SUM) %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy read)\n", m->bw_load,
                m->bw_copy, m->bw_triad, m->bw_load / r->clock_ghz);
         if (m->parallel_overhead > 0)
-            printf("parallel region (fork and join, no work) on %d threads: %.2f us = %.0f cy (added to each multiply "
+            printf("thread team start and join (spmv_team_overhead, no work) on %d threads: %.2f us = %.0f cy (added to each multiply "
                    "on more than one thread)\n", r->nthreads, m->parallel_overhead / r->clock_ghz * 1e-3,
                    m->parallel_overhead);
     }

@@ -18,24 +18,6 @@ static int overlap(const double *a, int64_t na, const double *b, int64_t nb)
     return na > 0 && nb > 0 && a0 < b1 && b0 < a1;
 }
 
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-static int thread_count(void)
-{
-#ifdef _OPENMP
-    return omp_get_num_threads();
-#else
-    return 1;
-#endif
-}
-
 /* y = beta*y over n entries (beta = 0: y = 0, y not read): the multiply of a matrix without stored entries, done
  * here so that no kernel forms pointers into NULL col/val arrays. */
 static void scale_y(double *y, int64_t n, double beta)
@@ -46,12 +28,24 @@ static void scale_y(double *y, int64_t n, double beta)
 /* Partial sums of split rows kept on the stack up to this many parts (unit: parts), on the heap beyond. */
 enum { CARRY_STACK = 256 };
 
-/* Fork and join of one parallel region, ns (cached in ps; -1: not known yet) */
-static int64_t fork_join_ps = -1;
+/* Fork and join of the team a small multiply runs on (spmv__team_run), ns, cached in ps per kind of team (0: OpenMP
+ * region, 1: helper threads; -1: not known yet). A process whose helpers gave up (team.c) measures again. */
+static int64_t fork_join_ps[2] = {-1, -1};
+
+/* Helpers: windows for at least this long (ns), best taken. After the application's or the conversion's OpenMP
+ * regions, libgomp's threads spin for a few ms (GOMP_SPINCOUNT) on the cores the helpers need: measured inside
+ * that time, the helpers' 0.5 us read 1-4.8 us on the AMD EPYC VM. */
+#define FORK_JOIN_HELPERS_NS 8e6
 
 double spmv__fork_join_ns(void)
 {
-    int64_t ps = __atomic_load_n(&fork_join_ps, __ATOMIC_RELAXED);
+#ifdef _OPENMP
+    const int m = spmv__max_threads();
+    const int kind = spmv__team_helpers_used(m, 0);
+#else
+    const int m = 1, kind = 0;
+#endif
+    int64_t ps = __atomic_load_n(&fork_join_ps[kind], __ATOMIC_RELAXED);
     if (ps >= 0) return 1e-3 * (double)ps;
     const char *e = getenv(SPMV_FORK_JOIN_ENV);
     if (e && *e) {
@@ -60,33 +54,27 @@ double spmv__fork_join_ns(void)
         if (*end == '\0' && v >= 0 && v <= 1e9) ps = (int64_t)(v * 1e3);
     }
 #ifdef _OPENMP
-    const int m = spmv__max_threads();
     if (ps < 0) {
         if (m < 2 || omp_in_parallel()) return 0.0; /* no team here (not cached: it may be started later) */
-        /* the first region starts the threads; then the best of 5 windows of 16 empty regions */
-        volatile int sink = 0;
+        /* spmv_team_overhead (the best of 5 windows of 200 empty calls), again for helpers until 8 ms have passed */
         double best = 1e30;
-        for (int w = 0; w <= 5; w++) {
-            const double t0 = spmv__now();
-            for (int i = 0; i < 16; i++) {
-#pragma omp parallel num_threads(m)
-                if (omp_get_thread_num() == 0) sink = i;
-            }
-            const double dt = (spmv__now() - t0) / 16;
-            if (w > 0 && dt < best) best = dt;
+        const double start = spmv__now();
+        for (int w = 0; w < 1 || (kind && w < 64 && (spmv__now() - start) * 1e9 < FORK_JOIN_HELPERS_NS); w++) {
+            const double t = spmv_team_overhead(m);
+            if (t < best) best = t;
         }
-        (void)sink;
         ps = (int64_t)(best * 1e12);
         const char *v = getenv("SPMV_VERBOSE");
         if (v && *v && *v != '0')
-            fprintf(stderr, "spmv: fork and join of a parallel region on %d threads: %.2f us measured; a multiply "
-                    "starts a thread per %lld entries of work (%s)\n", m, best * 1e6,
+            fprintf(stderr, "spmv: fork and join of the team on %d threads (%s): %.2f us measured; a multiply "
+                    "starts a thread per %lld entries of work (%s; SPMV_TEAM=openmp: no helpers)\n", m,
+                    kind ? "helper threads" : "OpenMP region", best * 1e6,
                     (long long)spmv__team_min_work(best * 1e9), SPMV_FORK_JOIN_ENV " overrides");
     }
 #else
     if (ps < 0) ps = 0;
 #endif
-    __atomic_store_n(&fork_join_ps, ps, __ATOMIC_RELAXED);
+    __atomic_store_n(&fork_join_ps[kind], ps, __ATOMIC_RELAXED);
     return 1e-3 * (double)ps;
 }
 
@@ -240,6 +228,23 @@ static double *carries(double *stack, int32_t have, int32_t nparts)
     return nparts <= have ? stack : spmv__malloc((size_t)nparts * sizeof(double));
 }
 
+/* A CRS multiply for the team: part t of every thread's share (t, t + n, ...; fewer threads than parts: every
+ * part still runs once) */
+typedef struct {
+    const spmv_kernel *k;
+    const spmv_crs *A;
+    double alpha;
+    const double *x;
+    double beta;
+    double *y, *carry;
+} crs_job;
+
+static void crs_parts(void *arg, int t0, int n)
+{
+    const crs_job *j = arg;
+    for (int t = t0; t < j->A->nparts; t += n) j->carry[t] = crs_part(j->k, j->A, t, j->alpha, j->x, j->beta, j->y, NULL);
+}
+
 spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y)
 {
     if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_mv: argument A is NULL");
@@ -259,29 +264,32 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
     const int32_t nparts = A->nparts;
     double stack[CARRY_STACK], *carry = carries(stack, CARRY_STACK, nparts);
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_crs_mv: out of memory for %d partial sums", nparts);
-    const int nt = spmv__team(nparts, A->nnz);
-    if (nt == 1) { /* no parallel construct at all: even a team of one costs about a microsecond */
-        for (int t = 0; t < nparts; t++) carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
-    } else {
-#pragma omp parallel num_threads(nt)
-        {
-            /* the runtime may give fewer threads than parts: every part still runs once */
-            for (int t = thread_id(); t < nparts; t += thread_count())
-                carry[t] = crs_part(k, A, t, alpha, x, beta, y, NULL);
-        }
-    }
+    crs_job job = {k, A, alpha, x, beta, y, carry};
+    spmv__team_run(spmv__team(nparts, A->nnz), A->nnz, crs_parts, &job);
     if (A->split) add_carries(A->rowptr, A->rows, A->part, A->split, nparts, NULL, 0, alpha, carry, y);
     if (carry != stack) spmv__free(carry);
     return SPMV_OK;
 }
 
-/* Parts t0, t0 + step, ... of the SELL multiply: the chunks, then the share of the CRS part (its carry) */
-static void sell_parts(const spmv_kernel *k, const spmv_sell *S, int hybrid, int t0, int step, double alpha,
-                       const double *x, double beta, double *y, double *carry)
+/* A SELL multiply for the team */
+typedef struct {
+    const spmv_kernel *k;
+    const spmv_sell *S;
+    int hybrid;
+    double alpha;
+    const double *x;
+    double beta;
+    double *y, *carry;
+} sell_job;
+
+/* Parts t0, t0 + n, ... of the SELL multiply: the chunks, then the share of the CRS part (its carry) */
+static void sell_parts(void *arg, int t0, int n)
 {
-    for (int t = t0; t < S->nparts; t += step) {
-        if (S->part[t] < S->part[t + 1]) k->sell(S, S->part[t], S->part[t + 1], alpha, x, beta, y);
-        if (hybrid) carry[t] = long_part(S, t, alpha, x, beta, y);
+    const sell_job *j = arg;
+    const spmv_sell *S = j->S;
+    for (int t = t0; t < S->nparts; t += n) {
+        if (S->part[t] < S->part[t + 1]) j->k->sell(S, S->part[t], S->part[t + 1], j->alpha, j->x, j->beta, j->y);
+        if (j->hybrid) j->carry[t] = long_part(S, t, j->alpha, j->x, j->beta, j->y);
     }
 }
 
@@ -306,13 +314,9 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     const int32_t nparts = S->nparts;
     double stack[CARRY_STACK], *carry = hybrid ? carries(stack, CARRY_STACK, nparts) : stack;
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
-    const int nt = spmv__team(nparts, spmv__sell_work(S));
-    if (nt == 1) {
-        sell_parts(k, S, hybrid, 0, 1, alpha, x, beta, y, carry);
-    } else {
-#pragma omp parallel num_threads(nt)
-        sell_parts(k, S, hybrid, thread_id(), thread_count(), alpha, x, beta, y, carry);
-    }
+    const int64_t work = spmv__sell_work(S);
+    sell_job job = {k, S, hybrid, alpha, x, beta, y, carry};
+    spmv__team_run(spmv__team(nparts, work), work, sell_parts, &job);
     if (hybrid)
         add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, SPMV_SELL_DIRECT(S) ? NULL : S->perm + (S->rows - S->nlong),
                     S->rows - S->nlong, alpha, carry, y);
@@ -335,14 +339,25 @@ static double sell_dot_part(const spmv_sell *S, int t, double alpha, const doubl
     return S->nlong > 0 ? long_part(S, t, alpha, x, beta, y) : 0.0;
 }
 
-/* Parts t0, t0 + step, ... of the fused multiply: sum[3t], sum[3t+1] the dots, sum[3t+2] the carry */
-static void dot_parts(const spmv_crs *A, const spmv_sell *S, int t0, int step, double alpha, const double *x,
-                      double beta, double *y, double *sum)
+/* A fused multiply for the team */
+typedef struct {
+    const spmv_crs *A;
+    const spmv_sell *S;
+    double alpha;
+    const double *x;
+    double beta;
+    double *y, *sum;
+} dot_job;
+
+/* Parts t0, t0 + n, ... of the fused multiply: sum[3t], sum[3t+1] the dots, sum[3t+2] the carry */
+static void dot_parts(void *arg, int t0, int n)
 {
-    const int32_t nparts = A ? A->nparts : S->nparts;
-    for (int t = t0; t < nparts; t += step) {
-        double *s = sum + 3 * t;
-        s[2] = A ? crs_part(A->kernel, A, t, alpha, x, beta, y, s) : sell_dot_part(S, t, alpha, x, beta, y, s);
+    const dot_job *j = arg;
+    const int32_t nparts = j->A ? j->A->nparts : j->S->nparts;
+    for (int t = t0; t < nparts; t += n) {
+        double *s = j->sum + 3 * t;
+        s[2] = j->A ? crs_part(j->A->kernel, j->A, t, j->alpha, j->x, j->beta, j->y, s)
+                    : sell_dot_part(j->S, t, j->alpha, j->x, j->beta, j->y, s);
     }
 }
 
@@ -370,13 +385,9 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     /* per part: <x, y>, <y, y>, the carry */
     double *sum = spmv__calloc(3 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
-    const int nt = spmv__team(nparts, A ? A->nnz : spmv__sell_work(S));
-    if (nt == 1) {
-        dot_parts(A, S, 0, 1, alpha, x, beta, y, sum);
-    } else {
-#pragma omp parallel num_threads(nt)
-        dot_parts(A, S, thread_id(), thread_count(), alpha, x, beta, y, sum);
-    }
+    const int64_t work = A ? A->nnz : spmv__sell_work(S);
+    dot_job job = {A, S, alpha, x, beta, y, sum};
+    spmv__team_run(spmv__team(nparts, work), work, dot_parts, &job);
     double a = 0.0, b = 0.0;
     for (int32_t t = 0; t < nparts; t++) { /* part order: deterministic for a given partition */
         a += sum[3 * t];

@@ -137,6 +137,21 @@ int spmv__prefetch_wanted(int64_t bytes);
  * for tests and measurements). spmv__team_for: the rule for a given fork and join (the model passes its machine's).
  * spmv__sell_work: the work of a SELL multiply in entries of the CRS kernels' cost (a run-column entry counts a
  * quarter). The model uses them for the parallel region's overhead. */
+/* The team that runs a multiply's parts (team.c): fn(arg, t, n) for t = 0 .. n-1 on n threads, n <= nt (the caller is
+ * thread 0; fn loops over parts t, t + n, ...). nt <= 1: fn(arg, 0, 1) on the caller. A multiply of at most
+ * SPMV_TEAM_SPIN_WORK entries of work runs on the library's helper threads (one round trip between cores to start and
+ * join: 0.4 us on 2 cores of the AMD EPYC VM, where an OpenMP region takes 2.8); larger ones, calls inside a parallel
+ * region, calls while another thread holds the helpers, and SPMV_TEAM=openmp open an OpenMP region.
+ * spmv__team_helpers_used: whether such a call would use the helpers. Helpers late (the caller ran their parts) in more
+ * than 1 multiply in 8 over 50 ms give up for the process: their cores are busy with other threads. */
+typedef void (*spmv__team_fn)(void *arg, int t, int n);
+void spmv__team_run(int nt, int64_t work, spmv__team_fn fn, void *arg);
+int spmv__team_helpers_used(int nt, int64_t work);
+/* Test hook: helpers that gave up because they were late (team.c) are used again */
+void spmv__team_retry(void);
+#define SPMV_TEAM_ENV "SPMV_TEAM"
+#define SPMV_TEAM_MAX 256
+#define SPMV_TEAM_SPIN_WORK ((int64_t)1 << 20)
 int spmv__team(int32_t nparts, int64_t work);
 int spmv__team_for(int32_t nparts, int64_t work, double fork_join_ns);
 int64_t spmv__team_min_work(double fork_join_ns);

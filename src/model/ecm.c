@@ -675,8 +675,8 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     } else if ((st = spmv_ecm_scale(m, &r.ecm, nthreads, &r.predicted))) {
         return st;
     }
-    /* on a team of more than one thread every multiply opens one parallel region, and its fork and join add to the
-     * time */
+    /* on a team of more than one thread every multiply starts and joins its team (helper threads or a parallel
+     * region), and that adds to the time */
     if (used > 1 && fj_ns > 0 && r.predicted > 0) {
         r.overhead_ns = fj_ns;
         r.predicted = flops / (flops / r.predicted + r.overhead_ns);

@@ -184,7 +184,7 @@ static const keydef top_keys[] = {
     {"gather reciprocal throughput 4 lines", K_DBL, U_CY, M(gather_lines_rthroughput[2]), 0, "optional: in 4 lines"},
     {"gather reciprocal throughput 8 lines", K_DBL, U_CY, M(gather_lines_rthroughput[3]), 0, "optional: in 8 lines"},
     {"parallel region overhead", K_DBL, U_CY, M(parallel_overhead), 0,
-     "optional: fork and join of one OpenMP parallel region on one NUMA domain's cores (added per multiply on > 1 thread)"},
+     "optional: start and join of the library's thread team (spmv_team_overhead) on one NUMA domain's cores (added per multiply on > 1 thread)"},
     {"saturated bandwidth load", K_DBL, U_GBS, M(bw_load), 1, "one NUMA domain, read-only"},
     {"saturated bandwidth copy", K_DBL, U_GBS, M(bw_copy), 1, "one NUMA domain"},
     {"saturated bandwidth triad", K_DBL, U_GBS, M(bw_triad), 1, "one NUMA domain, write-allocate included"},
