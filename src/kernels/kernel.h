@@ -143,7 +143,7 @@ int spmv__prefetch_wanted(int64_t bytes);
  * join: 0.4 us on 2 cores of the AMD EPYC VM, where an OpenMP region takes 2.8); larger ones, calls inside a parallel
  * region, calls while another thread holds the helpers, and SPMV_TEAM=openmp open an OpenMP region.
  * spmv__team_helpers_used: whether such a call would use the helpers. Helpers late (the caller ran their parts) in more
- * than 1 multiply in 8 over 50 ms give up for the process: their cores are busy with other threads. */
+ * than 1 multiply in 8 in 4 windows of 50 ms in a row give up for the process: their cores are busy with other threads. */
 typedef void (*spmv__team_fn)(void *arg, int t, int n);
 void spmv__team_run(int nt, int64_t work, spmv__team_fn fn, void *arg);
 int spmv__team_helpers_used(int nt, int64_t work);
