@@ -228,21 +228,24 @@ static double *carries(double *stack, int32_t have, int32_t nparts)
     return nparts <= have ? stack : spmv__malloc((size_t)nparts * sizeof(double));
 }
 
-/* A CRS multiply for the team: part t of every thread's share (t, t + n, ...; fewer threads than parts: every
- * part still runs once) */
+/* A multiply for the team (spmv__team_run): CRS (A), SELL (S, hybrid: with a CRS part) or fused with the dots (A or
+ * S); part[t] its result per part: the carry, or for the fused multiply sum[3t], sum[3t+1] the dots and sum[3t+2]
+ * the carry. A thread runs parts t, t + n, ... (fewer threads than parts: every part still runs once). */
 typedef struct {
     const spmv_kernel *k;
     const spmv_crs *A;
+    const spmv_sell *S;
+    int hybrid;
     double alpha;
     const double *x;
     double beta;
-    double *y, *carry;
-} crs_job;
+    double *y, *part;
+} mv_job;
 
 static void crs_parts(void *arg, int t0, int n)
 {
-    const crs_job *j = arg;
-    for (int t = t0; t < j->A->nparts; t += n) j->carry[t] = crs_part(j->k, j->A, t, j->alpha, j->x, j->beta, j->y, NULL);
+    const mv_job *j = arg;
+    for (int t = t0; t < j->A->nparts; t += n) j->part[t] = crs_part(j->k, j->A, t, j->alpha, j->x, j->beta, j->y, NULL);
 }
 
 spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double beta, double *y)
@@ -264,32 +267,21 @@ spmv_status spmv_crs_mv(const spmv_crs *A, double alpha, const double *x, double
     const int32_t nparts = A->nparts;
     double stack[CARRY_STACK], *carry = carries(stack, CARRY_STACK, nparts);
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_crs_mv: out of memory for %d partial sums", nparts);
-    crs_job job = {k, A, alpha, x, beta, y, carry};
+    mv_job job = {k, A, NULL, 0, alpha, x, beta, y, carry};
     spmv__team_run(spmv__team(nparts, A->nnz), A->nnz, crs_parts, &job);
     if (A->split) add_carries(A->rowptr, A->rows, A->part, A->split, nparts, NULL, 0, alpha, carry, y);
     if (carry != stack) spmv__free(carry);
     return SPMV_OK;
 }
 
-/* A SELL multiply for the team */
-typedef struct {
-    const spmv_kernel *k;
-    const spmv_sell *S;
-    int hybrid;
-    double alpha;
-    const double *x;
-    double beta;
-    double *y, *carry;
-} sell_job;
-
 /* Parts t0, t0 + n, ... of the SELL multiply: the chunks, then the share of the CRS part (its carry) */
 static void sell_parts(void *arg, int t0, int n)
 {
-    const sell_job *j = arg;
+    const mv_job *j = arg;
     const spmv_sell *S = j->S;
     for (int t = t0; t < S->nparts; t += n) {
         if (S->part[t] < S->part[t + 1]) j->k->sell(S, S->part[t], S->part[t + 1], j->alpha, j->x, j->beta, j->y);
-        if (j->hybrid) j->carry[t] = long_part(S, t, j->alpha, j->x, j->beta, j->y);
+        if (j->hybrid) j->part[t] = long_part(S, t, j->alpha, j->x, j->beta, j->y);
     }
 }
 
@@ -315,7 +307,7 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     double stack[CARRY_STACK], *carry = hybrid ? carries(stack, CARRY_STACK, nparts) : stack;
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
     const int64_t work = spmv__sell_work(S);
-    sell_job job = {k, S, hybrid, alpha, x, beta, y, carry};
+    mv_job job = {k, NULL, S, hybrid, alpha, x, beta, y, carry};
     spmv__team_run(spmv__team(nparts, work), work, sell_parts, &job);
     if (hybrid)
         add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, SPMV_SELL_DIRECT(S) ? NULL : S->perm + (S->rows - S->nlong),
@@ -339,23 +331,13 @@ static double sell_dot_part(const spmv_sell *S, int t, double alpha, const doubl
     return S->nlong > 0 ? long_part(S, t, alpha, x, beta, y) : 0.0;
 }
 
-/* A fused multiply for the team */
-typedef struct {
-    const spmv_crs *A;
-    const spmv_sell *S;
-    double alpha;
-    const double *x;
-    double beta;
-    double *y, *sum;
-} dot_job;
-
 /* Parts t0, t0 + n, ... of the fused multiply: sum[3t], sum[3t+1] the dots, sum[3t+2] the carry */
 static void dot_parts(void *arg, int t0, int n)
 {
-    const dot_job *j = arg;
+    const mv_job *j = arg;
     const int32_t nparts = j->A ? j->A->nparts : j->S->nparts;
     for (int t = t0; t < nparts; t += n) {
-        double *s = j->sum + 3 * t;
+        double *s = j->part + 3 * t;
         s[2] = j->A ? crs_part(j->A->kernel, j->A, t, j->alpha, j->x, j->beta, j->y, s)
                     : sell_dot_part(j->S, t, j->alpha, j->x, j->beta, j->y, s);
     }
@@ -386,7 +368,7 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     double *sum = spmv__calloc(3 * (size_t)nparts, sizeof *sum);
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
     const int64_t work = A ? A->nnz : spmv__sell_work(S);
-    dot_job job = {A, S, alpha, x, beta, y, sum};
+    mv_job job = {NULL, A, S, 0, alpha, x, beta, y, sum};
     spmv__team_run(spmv__team(nparts, work), work, dot_parts, &job);
     double a = 0.0, b = 0.0;
     for (int32_t t = 0; t < nparts; t++) { /* part order: deterministic for a given partition */
