@@ -120,23 +120,24 @@ static unsigned wait_change(const unsigned *p, unsigned old)
     }
 }
 
-/* The caller, its own part done, finishes part t of job `job`: waits up to TEAM_LATE_NS for helper t to take it
- * (a helper that spins takes it within a round trip), then takes it itself if the helper has not (asleep, or its
- * core busy with another thread); a part the helper took it waits for, yielding its core after 20 us. */
-static int finish(int t, unsigned job, spmv__team_fn fn, void *arg, int nt)
+/* The caller, its own part done, finishes part t of job `job`: waits until TEAM_LATE_NS after *late0 (the first
+ * look at any helper of this job, set here when < 0: one deadline for the whole team, not one per helper) for
+ * helper t to take it (a helper that spins takes it within a round trip), then takes it itself if the helper has not
+ * (asleep, or its core busy with another thread); a part the helper took it waits for, yielding its core after
+ * 20 us. */
+static int finish(int t, unsigned job, spmv__team_fn fn, void *arg, int nt, int64_t *late0)
 {
     int64_t t0 = -1;
     for (unsigned i = 0; __atomic_load_n(&claim[t].v, __ATOMIC_ACQUIRE) != job; i++) {
         relax();
         if ((i & 63) != 63) continue;
         const int64_t now = now_ns();
-        if (t0 < 0) t0 = now;
-        if (now - t0 >= TEAM_LATE_NS && take(t, job)) {
+        if (*late0 < 0) *late0 = now;
+        if (now - *late0 >= TEAM_LATE_NS && take(t, job)) {
             fn(arg, t, nt);
             return 1;
         }
     }
-    t0 = -1;
     for (unsigned i = 0; __atomic_load_n(&done[t].v, __ATOMIC_ACQUIRE) != job; i++) {
         relax();
         if ((i & 255) != 255) continue;
@@ -307,7 +308,8 @@ void spmv__team_run(int nt, int64_t work, spmv__team_fn fn, void *arg)
             }
             fn(arg, 0, nt);
             int late = 0;
-            for (int t = 1; t < nt; t++) late |= finish(t, job, fn, arg, nt);
+            int64_t late0 = -1;
+            for (int t = 1; t < nt; t++) late |= finish(t, job, fn, arg, nt, &late0);
             count_late(late);
             __atomic_store_n(&T.held, 0, __ATOMIC_RELEASE);
             return;
