@@ -17,7 +17,8 @@
  *   locality  x locality of orderings (RCM, descending column degree) judged by alpha: simulated per cache size
  *             (1 MiB ~ L2, 32 MiB ~ L3, 16-way, 64-byte lines) and the CRS Gflop/s in the new order.
  *   compress  (not in the default list; issue 15) the conversion to SELL-8-1, SELL-32-1 and SELL-32-rows with the
- *             compressed indices (run columns, 16-bit indices: the defaults) against the plain format, interleaved:
+ *             compressed indices (the defaults: run columns, 16-bit indices, value indices; and each alone) against
+ *             the plain format, interleaved:
  *             median seconds, their ratio, the declared bytes per nonzero of each.
  * Prints Gflop/s = 2 nnz / time; checks every multiply against a serial loop first. */
 #define _POSIX_C_SOURCE 200809L
@@ -334,64 +335,75 @@ static void section_sell(ctx *c, int rounds, const int32_t *Cs, const int32_t *s
     for (int k = 0; k < ns; k++) spmv_sell_free(S[k]);
 }
 
-/* The conversion to the compressed format (run columns without indices, 16-bit indices for gather columns, value
- * indices: the defaults runs = -1, idx16 = -1, vidx = -1) against the plain one (runs = 0, idx16 = 0, vidx = 0), each of SELL-C-sigma for C of Cs and
- * sigma of sigmas (0: rows), interleaved over the rounds: median seconds, the ratio, and the declared bytes per
- * nonzero of each (issue 15: "conversion to the compressed form costs at most 2x the plain conversion"). */
+/* The conversion to the compressed format against the plain one (runs = 0, idx16 = 0, vidx = 0), for each
+ * SELL-C-sigma of Cs and sigmas (0: rows): the compressed forms are the defaults (run columns without indices, 16-bit
+ * indices for gather columns, value indices: runs = idx16 = vidx = -1, auto) and each of the three alone, the
+ * 16-bit indices and the value indices forced on (idx16 = 1, vidx = 1: where it qualifies), runs = -1 (16-bit
+ * column indices alone is the compressed-index format of issue 15's "compressed column indices ... conversion to the
+ * compressed form costs at most 2x the plain conversion"); all forms interleaved over the rounds: median seconds of
+ * each, its ratio to plain, and the declared bytes per nonzero. */
+enum { CF_PLAIN, CF_IDX16, CF_RUNS, CF_VIDX, CF_ALL, CF_N };
+static const char *const cf_name[CF_N] = {"plain", "idx16", "runs", "vidx", "all"};
+
 static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_t *sigmas, int ncfg)
 {
     spmv_crs *A = c->A;
-    printf("\n## compress: conversion time, compressed (runs, 16-bit indices, value indices) against plain (%d rounds, interleaved, "
-           "%d threads)\n", rounds, c->T);
-    printf("  %-16s %11s %11s %6s  %-40s %s\n", "format", "plain s", "compr. s", "ratio", "B/nonzero plain -> compressed",
-           "kernels");
+    printf("\n## compress: conversion time, compressed forms against plain (%d rounds, interleaved, %d threads): "
+           "idx16 = 16-bit indices alone, runs = run columns alone, vidx = value indices alone, all = the defaults\n",
+           rounds, c->T);
+    printf("  %-16s %9s", "format", "plain s");
+    for (int f = CF_IDX16; f < CF_N; f++) printf(" %9s %5s", cf_name[f], "ratio");
+    printf("  B/nonzero plain / idx16 / runs / vidx / all; kernel of all\n");
     omp_set_num_threads(c->T);
     for (int k = 0; k < ncfg; k++) {
-        double t[2][1000];
-        double bpn[2] = {0, 0};
-        char kname[2][64] = {"", ""};
+        double t[CF_N][1000];
+        double bpn[CF_N] = {0};
+        char kname[64] = "";
         spmv_sell_opts o = spmv_sell_opts_default();
         o.C = Cs[k];
         o.sigma = sigmas[k] > 0 ? sigmas[k] : (A->rows > 0 ? A->rows : 1);
         o.nthreads = c->T;
         int failed = 0;
         for (int r = 0; r < rounds && r < 1000 && !failed; r++)
-            for (int comp = 0; comp < 2 && !failed; comp++) {
-                o.runs = comp ? -1 : 0;
-                o.idx16 = comp ? -1 : 0;
-                o.vidx = comp ? -1 : 0;
+            for (int f = 0; f < CF_N && !failed; f++) {
+                o.runs = f == CF_RUNS || f == CF_ALL ? -1 : 0;
+                o.idx16 = f == CF_IDX16 ? 1 : f == CF_ALL ? -1 : 0; /* alone: forced on */
+                o.vidx = f == CF_VIDX ? 1 : f == CF_ALL ? -1 : 0;
                 spmv_sell *s = NULL;
                 const double t0 = tool_now();
                 spmv_status st = spmv_sell_from_crs(A, &o, &s);
-                t[comp][r] = tool_now() - t0;
+                t[f][r] = tool_now() - t0;
                 if (st) {
-                    printf("  SELL-%d-%d: refused: %s\n", o.C, o.sigma, spmv_last_error());
+                    printf("  SELL-%d-%d (%s): refused: %s\n", o.C, o.sigma, cf_name[f], spmv_last_error());
                     failed = 1;
                     break;
                 }
                 if (r == 0) {
                     spmv_traffic tr;
                     spmv_sell_traffic(s, &tr);
-                    bpn[comp] = A->nnz > 0 ? spmv_traffic_bytes(&tr, s->stored, A->nnz, A->rows, s->nchunks,
-                                                                (double)A->cols / (double)A->nnz) /
-                                                 (double)A->nnz
-                                           : 0.0;
-                    snprintf(kname[comp], sizeof kname[comp], "%s", spmv_sell_kernel_name(s));
+                    bpn[f] = A->nnz > 0 ? spmv_traffic_bytes(&tr, s->stored, A->nnz, A->rows, s->nchunks,
+                                                             (double)A->cols / (double)A->nnz) /
+                                              (double)A->nnz
+                                        : 0.0;
+                    if (f == CF_ALL) snprintf(kname, sizeof kname, "%s", spmv_sell_kernel_name(s));
                     spmv_sell_mv(s, 1.0, c->x, 0.0, c->y);
                     const double err = tool_check(A, c->x, c->y);
-                    if (!(err <= 1e-12)) printf("  check FAILED: %.3g\n", err);
+                    if (!(err <= 1e-12)) printf("  check FAILED (%s): %.3g\n", cf_name[f], err);
                 }
                 spmv_sell_free(s);
             }
         if (failed) continue;
         const int n = rounds < 1000 ? rounds : 1000;
-        const double p = median(t[0], n), q = median(t[1], n);
-        char label[48], bb[48];
+        char label[48];
         snprintf(label, sizeof label, "SELL-%d-%s", o.C, sigmas[k] > 0 ? "" : "rows");
         if (sigmas[k] > 0) snprintf(label + strlen(label), sizeof label - strlen(label), "%d", o.sigma);
-        snprintf(bb, sizeof bb, "%.3g -> %.3g", bpn[0], bpn[1]);
-        printf("  %-16s %11.4f %11.4f %6.2f  %-40s %s / %s\n", label, p, q, p > 0 ? q / p : 0.0, bb, kname[0],
-               kname[1]);
+        const double p = median(t[CF_PLAIN], n);
+        printf("  %-16s %9.4f", label, p);
+        for (int f = CF_IDX16; f < CF_N; f++) {
+            const double q = median(t[f], n);
+            printf(" %9.4f %5.2f", q, p > 0 ? q / p : 0.0);
+        }
+        printf("  %.3g / %.3g / %.3g / %.3g / %.3g; %s\n", bpn[0], bpn[1], bpn[2], bpn[3], bpn[4], kname);
     }
 }
 
