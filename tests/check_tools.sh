@@ -182,5 +182,15 @@ hasnt err "64 bits"
 run "SPMV_VERBOSE names the permuted order" 0 env SPMV_VERBOSE=1 "$bin/spmv-bench" --hpcg 4 --permuted --time 0.001 --runs 1
 has err "x and y in the PERMUTED order"
 
+# ---------------------------------------------------------------------------------------------- compression
+# HPCG 16^3, SELL-32-1: 3036 run columns (91.7 % of the stored entries) by default, value indices off (below 2 MiB of
+# values); --plain keeps 32-bit indices and 8-byte values everywhere (12 B per entry)
+run "bench default compression" 0 "$bin/spmv-bench" --hpcg 16 --time 0.001 --runs 1
+has out "format   compression: run columns 3036 (91.7 % of stored entries), 16-bit indices on 0.0 %, value indices off"
+run "bench --plain" 0 "$bin/spmv-bench" --hpcg 16 --plain --time 0.001 --runs 1
+has out "format   compression: none (32-bit indices, 8-byte values)"
+has out "traffic  "
+has out "(12 B/entry,"
+
 if [ "$fail" = 0 ]; then echo "$n checks of the tools: ok"; fi
 exit "$fail"

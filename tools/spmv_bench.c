@@ -26,6 +26,8 @@ static void usage(FILE *f)
             "                  times each count on the same matrix (built once, first touch by the largest)\n"
             "  --permuted      x and y in SELL's permuted order (no scatter through the permutation)\n"
             "  --rcm           SELL with reverse Cuthill-McKee first (square matrices); RCM's own time is printed\n"
+            "  --plain         SELL with 32-bit indices and 8-byte values only: no run columns, no 16-bit indices,\n"
+            "                  no value indices (the defaults choose them by size and structure)\n"
             TOOL_SELL_USAGE
             "  --time S        target seconds per timed run (default 0.2; 5 runs, median reported)\n"
             "  --runs N        timed runs (default 5)\n"
@@ -150,7 +152,7 @@ int main(int argc, char **argv)
     int nt = 0;
     double target = 0.2, max_stored = 2;
     long long_rows = -1;
-    int permuted = 0, model = 0, autoopt = 0, pmu = 0, rcm = 0;
+    int permuted = 0, model = 0, autoopt = 0, pmu = 0, rcm = 0, plain = 0;
     const char *machine_path = NULL;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
@@ -206,6 +208,8 @@ int main(int argc, char **argv)
             rcm = 1;
         } else if (!strcmp(a, "--permuted")) {
             permuted = 1;
+        } else if (!strcmp(a, "--plain")) {
+            plain = 1;
         } else {
             fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
             usage(stderr);
@@ -249,6 +253,7 @@ int main(int argc, char **argv)
         o.max_stored_factor = max_stored;
         o.rcm = rcm;
         if (autoopt && bench_auto_opts(prog, A, &o)) goto done;
+        if (plain) o.runs = o.idx16 = o.vidx = 0;
         if (autoopt && o.nthreads != (int)threads) { /* a recorded thread count */
             if (t_given) {
                 printf("auto     timed with -t as given, not with the %d thread%s recorded\n", o.nthreads,
@@ -317,6 +322,17 @@ int main(int argc, char **argv)
         printf("format   SELL-%d-%d%s: stored %lld, beta %.4f, padding %.2f %%, conversion %.3f s\n", S->C, S->sigma,
                S->permuted ? " (permuted order)" : "", (long long)S->stored, spmv_sell_beta(S),
                spmv_sell_padding_percent(S), tconv);
+    if (S) {
+        if (S->nruns == 0 && S->nidx16 == 0 && S->nvals == 0)
+            printf("format   compression: none (32-bit indices, 8-byte values)\n");
+        else {
+            char vi[48] = "value indices off";
+            if (S->nvals) snprintf(vi, sizeof vi, "value indices on (%d distinct values)", S->nvals);
+            printf("format   compression: run columns %lld (%.1f %% of stored entries), 16-bit indices on %.1f %%, %s\n",
+                   (long long)S->nruns, S->stored > 0 ? 100.0 * (double)S->C * (double)S->nruns / (double)S->stored : 0.0,
+                   S->stored > 0 ? 100.0 * (double)S->nidx16 / (double)S->stored : 0.0, vi);
+        }
+    }
     if (S && S->nlong > 0)
         printf("format   CRS part: %d rows of more than %d entries, %lld nonzeros (%s)\n", S->nlong, S->long_min,
                (long long)S->longptr[S->nlong], spmv_crs_kernel_name(A));
