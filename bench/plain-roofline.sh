@@ -39,7 +39,7 @@ for rep in $(seq 1 "$REPEATS"); do
         for cfg in "${cfgs[@]}"; do
             # shellcheck disable=SC2086
             out=$("$bench" $m $cfg -t 1,2 --time 0.2 2>&1) || { echo "rep=$rep FAILED: $m $cfg" >&2; continue; }
-            name=$(sed -n 's/^matrix *\([^:]*\):.*/\1/p' <<<"$out")
+            name=$(sed -n 's/^matrix *\([^:]*\):.*/\1/p' <<<"$out"); name=${name// /_}
             kern=$(sed -n 's/^kernel *//p' <<<"$out")
             case $cfg in -f*) var=CRS ;; *) var="SELL-$(awk '{print $2}' <<<"$cfg")-1-plain" ;; esac
             bpn=$(sed -n 's/^traffic.*= \([0-9.]*\) B per nonzero.*/\1/p' <<<"$out")
