@@ -17,7 +17,7 @@
 /* MVE: independent scalar partial sums per row (unit: accumulators), unrolled by as many entries per step. */
 #define SPMV_CRS_SCALAR_ACCS 4
 /* The short-row kernels (mean N_nzr below SPMV_CRS_SHORT_NZR): 2 partial sums, a loop over pairs and at most one
- * entry after it. With 4 sums, rows of 1-7 entries end in a 4-way remainder switch whose indirect branch follows
+ * entry before it (after it in the -pf kernels). With 4 sums, rows of 1-7 entries end in a 4-way remainder switch whose indirect branch follows
  * the row lengths and is mispredicted on irregular meshes; 2 sums leave a single conditional branch. Measured on
  * an Intel Xeon (Sapphire Rapids class, AVX-512), 1 thread, Gflop/s, 4 sums -> 2 sums: pow (N_nzr 2.7) 1.67 ->
  * 3.59, bcspwr10 (4.1) 3.87 -> 4.02, bayer10 (7.1) 4.13 -> 4.44; longer rows lose: hangGlider_2 (9.0) 4.98 ->
@@ -47,8 +47,9 @@ static inline __attribute__((always_inline)) double spmv__crs_row_scalar(int64_t
     return (s0 + s1) + (s2 + s3);
 }
 
-/* sum_k v[k]*x[c[k]], k in [b, e) (absolute positions: the loop indexes the row's arrays from the matrix's, not from
- * pointers to the row, which measured 3.4 against 3.8 Gflop/s on rows of 2 entries), in the short-row kernels:
+/* sum_k v[k]*x[c[k]], k in [b, e) (absolute positions: the loop indexes the matrix's arrays, not pointers to the
+ * row: on the Zen 5 VM, rows of 2 entries, 1 thread, the pointer form of this loop ran 3.35-3.39 Gflop/s and this
+ * one 3.75-3.85 in the same process; BENCHMARKS.md, 2026-12-04 15:53, "CRS short rows"), in the short-row kernels:
  * SPMV_CRS_SHORT_ACCS = 2 partial sums, except rows of SPMV_CRS_SHORT_LONG or more entries, which take the 4 sums
  * of spmv__crs_row_scalar (a dense row among short ones, as in arrow, would otherwise run at half the FMA rate: 4 cy
  * latency over 2 chains). The branch is predictable: such rows are rare where this kernel is chosen. */
@@ -62,13 +63,14 @@ static inline __attribute__((always_inline)) double spmv__crs_row_scalar2(int64_
     double s0 = 0.0, s1 = 0.0;
     int64_t k = b;
     /* the odd entry first, then pairs up to the end: the loop's only exit is k == e, with no remainder branch after
-     * it. Measured on the Zen 5 VM against the remainder-last form (1 thread, Gflop/s, BENCHMARKS.md "CRS short rows
-     * on Zen 5"): rows of 2 entries (arrow without its dense row) 2.6 -> 3.8, pow 3.2 -> 3.9, bcspwr10 4.3 -> 5.1. */
+     * it. Measured on the Zen 5 VM against the remainder-last form (1 thread, Gflop/s, medians of 3 in-process rounds,
+     * BENCHMARKS.md, 2026-12-04 15:53, "CRS short rows"): rows of 2 entries (arrow without its dense row) 2.67 ->
+     * 3.92, pow 3.24 -> 3.74, bcspwr10 4.36 -> 5.14. */
     if ((e - b) & 1) {
         s0 = v[k] * x[c[k]];
         k++;
     }
-    /* a loop, not the 7 pairs unrolled that n < 16 would let the compiler write out: within +-8 % either way on
+    /* a loop, not the 7 pairs unrolled that e - b < 16 would let the compiler write out: within +-8 % either way on
      * pow, rajat01, bayer10 and bcspwr10 (loop faster on pow, slower on the others), and the declared shape */
 #if defined(__clang__)
 #pragma clang loop unroll(disable)
@@ -85,8 +87,8 @@ static inline __attribute__((always_inline)) double spmv__crs_row_scalar2(int64_
 /* The same sum in the prefetching short-row kernels (crs-FAM-short-pf, matrices far larger than the caches): the
  * remainder-last form, pairs from the row's start indexed from pointers to the row, the odd entry after the loop.
  * Streaming from memory it is the faster one: lap2d 2000^2 on the Zen 5 VM, 1 thread, both forms with the same
- * prefetches alternating in one process, 12 rounds of 0.3 s: new / this 0.88-0.98 (median 0.93); in cache the other
- * way round (spmv__crs_row_scalar2). Rows of SPMV_CRS_SHORT_LONG or more entries take the 4 sums here too. */
+ * prefetches alternating in one process, 12 rounds of 0.3 s: spmv__crs_row_scalar2's loop / this one 0.88-0.98 (median 0.93);
+ * in cache the other way round. Rows of SPMV_CRS_SHORT_LONG or more entries take the 4 sums here too. */
 static inline __attribute__((always_inline)) double spmv__crs_row_scalar2_pf(int64_t n, const double *restrict v,
                                                                              const int32_t *restrict c,
                                                                              const double *restrict x)
