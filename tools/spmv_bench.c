@@ -328,9 +328,9 @@ int main(int argc, char **argv)
         else {
             char vi[48] = "value indices off";
             if (S->nvals) snprintf(vi, sizeof vi, "value indices on (%d distinct values)", S->nvals);
-            printf("format   compression: run columns %lld (%.1f %% of stored entries), 16-bit indices on %.1f %%, %s\n",
-                   (long long)S->nruns, S->stored > 0 ? 100.0 * (double)S->C * (double)S->nruns / (double)S->stored : 0.0,
-                   S->stored > 0 ? 100.0 * (double)S->nidx16 / (double)S->stored : 0.0, vi);
+            const double pct = S->stored > 0 ? 100.0 / (double)S->stored : 0.0; /* per stored entry */
+            printf("format   compression: run columns %lld (%.1f %% of stored entries), 16-bit indices on %.1f %%, "
+                   "%s\n", (long long)S->nruns, pct * (double)S->C * (double)S->nruns, pct * (double)S->nidx16, vi);
         }
     }
     if (S && S->nlong > 0)

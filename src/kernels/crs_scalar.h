@@ -17,8 +17,9 @@
 /* MVE: independent scalar partial sums per row (unit: accumulators), unrolled by as many entries per step. */
 #define SPMV_CRS_SCALAR_ACCS 4
 /* The short-row kernels (mean N_nzr below SPMV_CRS_SHORT_NZR): 2 partial sums, a loop over pairs and at most one
- * entry before it (after it in the -pf kernels). With 4 sums, rows of 1-7 entries end in a 4-way remainder switch whose indirect branch follows
- * the row lengths and is mispredicted on irregular meshes; 2 sums leave a single conditional branch. Measured on
+ * entry before it (after it in the -pf kernels). With 4 sums, rows of 1-7 entries end in a 4-way remainder switch
+ * whose indirect branch follows the row lengths and is mispredicted on irregular meshes; 2 sums leave a single
+ * conditional branch. Measured on
  * an Intel Xeon (Sapphire Rapids class, AVX-512), 1 thread, Gflop/s, 4 sums -> 2 sums: pow (N_nzr 2.7) 1.67 ->
  * 3.59, bcspwr10 (4.1) 3.87 -> 4.02, bayer10 (7.1) 4.13 -> 4.44; longer rows lose: hangGlider_2 (9.0) 4.98 ->
  * 4.80, bcsstk13 (41.9) 5.93 -> 4.85 (BENCHMARKS.md, "CRS short rows"). */
@@ -87,8 +88,8 @@ static inline __attribute__((always_inline)) double spmv__crs_row_scalar2(int64_
 /* The same sum in the prefetching short-row kernels (crs-FAM-short-pf, matrices far larger than the caches): the
  * remainder-last form, pairs from the row's start indexed from pointers to the row, the odd entry after the loop.
  * Streaming from memory it is the faster one: lap2d 2000^2 on the Zen 5 VM, 1 thread, both forms with the same
- * prefetches alternating in one process, 12 rounds of 0.3 s: spmv__crs_row_scalar2's loop / this one 0.88-0.98 (median 0.93);
- * in cache the other way round. Rows of SPMV_CRS_SHORT_LONG or more entries take the 4 sums here too. */
+ * prefetches alternating in one process, 12 rounds of 0.3 s: spmv__crs_row_scalar2's loop / this one 0.88-0.98
+ * (median 0.93); in cache the other way round. Rows of SPMV_CRS_SHORT_LONG or more entries take the 4 sums here too. */
 static inline __attribute__((always_inline)) double spmv__crs_row_scalar2_pf(int64_t n, const double *restrict v,
                                                                              const int32_t *restrict c,
                                                                              const double *restrict x)
@@ -212,7 +213,7 @@ static inline int spmv__crs_short_big(const spmv_crs *A) { return spmv__crs_shor
     }                                                                                                              \
     static double crs_##FAM##_short_dot(const double *v, const int32_t *c, int64_t n, const double *x)           \
     {                                                                                                              \
-        return spmv__crs_row_scalar2(0, n, v, c, x);                                                                  \
+        return spmv__crs_row_scalar2(0, n, v, c, x);                                                               \
     }                                                                                                              \
     static double crs_##FAM##_short_pf_dot(const double *v, const int32_t *c, int64_t n, const double *x)        \
     {                                                                                                              \
@@ -227,7 +228,7 @@ static inline int spmv__crs_short_big(const spmv_crs *A) { return spmv__crs_shor
                                .dot = crs_##FAM##_dot, .traffic = SPMV_CRS_SCALAR_TRAFFIC,                        \
                                .shape = SPMV_CRS_SCALAR_SHAPE, .accepts_crs = spmv__crs_big};                     \
     const spmv_kernel SYM2P = {.name = "crs-" #FAM "-short-pf", .arch = ARCH, .crs = crs_##FAM##_short_pf,       \
-                               .dot = crs_##FAM##_short_pf_dot, .traffic = SPMV_CRS_SCALAR_TRAFFIC,                  \
+                               .dot = crs_##FAM##_short_pf_dot, .traffic = SPMV_CRS_SCALAR_TRAFFIC,               \
                                .shape = SPMV_CRS_SHORT_SHAPE, .accepts_crs = spmv__crs_short_big};
 
 #endif

@@ -127,7 +127,6 @@ static unsigned wait_change(const unsigned *p, unsigned old)
  * 20 us. */
 static int finish(int t, unsigned job, spmv__team_fn fn, void *arg, int nt, int64_t *late0)
 {
-    int64_t t0 = -1;
     for (unsigned i = 0; __atomic_load_n(&claim[t].v, __ATOMIC_ACQUIRE) != job; i++) {
         relax();
         if ((i & 63) != 63) continue;
@@ -138,6 +137,7 @@ static int finish(int t, unsigned job, spmv__team_fn fn, void *arg, int nt, int6
             return 1;
         }
     }
+    int64_t t0 = -1; /* the helper took the part: wait for it, yielding the core after 20 us */
     for (unsigned i = 0; __atomic_load_n(&done[t].v, __ATOMIC_ACQUIRE) != job; i++) {
         relax();
         if ((i & 255) != 255) continue;
@@ -149,12 +149,13 @@ static int finish(int t, unsigned job, spmv__team_fn fn, void *arg, int nt, int6
 }
 
 /* Helpers that are late in more than 1 job in 8 over TEAM_BAD_WINDOWS windows in a row, each of at least
- * TEAM_WINDOW_NS and 64 jobs, share their cores with other threads: with the application's own OpenMP threads, which spin after each of its regions, or
- * with another process. Two teams on the same cores wait for each other's time slices (a CG-like loop with its
- * vector operations in OpenMP regions ran at 38-42 us per iteration with helpers, 24-27 with OpenMP regions only:
- * rajat01, 2 threads, AMD EPYC VM): the process then uses OpenMP regions only. The spinning of OpenMP's threads after the
- * library's own regions (a conversion: a few ms) spoils one window at most: with one window of 50 ms, the peers'
- * harness (convert, time, convert, time) lost the helpers in its first timing (late in 752 of 5689 multiplies). */
+ * TEAM_WINDOW_NS and 64 jobs, share their cores with other threads: with the application's own OpenMP threads, which
+ * spin after each of its regions, or with another process. Two teams on the same cores wait for each other's time
+ * slices (a CG-like loop with its vector operations in OpenMP regions ran at 38-42 us per iteration with helpers,
+ * 24-27 with OpenMP regions only: rajat01, 2 threads, AMD EPYC VM): the process then uses OpenMP regions only. The
+ * spinning of OpenMP's threads after the library's own regions (a conversion: a few ms) spoils one window at most:
+ * with one window of 50 ms, the peers' harness (convert, time, convert, time) lost the helpers in its first timing
+ * (late in 752 of 5689 multiplies). */
 #define TEAM_WINDOW_NS 50000000
 #define TEAM_BAD_WINDOWS 4
 
