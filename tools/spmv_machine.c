@@ -216,7 +216,7 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
 
     if (r->nthreads > 0) {
         printf("\n== Memory bandwidth against threads (one per core, compact), GB/s explicit + write-allocate, "
-               "u=%d, working set %s\n",
+               "u=%d, working set %s, sustained (bytes over time of all timed windows, as STREAM's whole pass)\n",
                r->bw_unroll, human(b1, sizeof b1, (double)r->bw_bytes));
         printf("%7s %9s %9s %9s\n", "threads", "read", "COPY", "TRIAD");
         for (int i = 0; i < r->nthreads; i++)
@@ -324,7 +324,8 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
     H("# Clock: dependent integer adds against wall time in short windows (over 0.1 s: %.3f GHz)", r->clock_min_ghz);
     if (r->tsc_ghz > 0) H("; TSC rate %.3f GHz", r->tsc_ghz);
     H(".\n# Timings: wall clock in windows of 0.25-0.5 ms, the best window of each pass in cycles at the clock\n"
-      "# measured around it; over %d passes the median of those within 5%% of the best. load/store reciprocal\n"
+      "# measured around it (in memory: the sustained rate, all timed windows' work over their time, as STREAM's\n"
+      "# whole pass); over %d passes the median of those within 5%% of the best. load/store reciprocal\n"
       "# throughput: LOAD/INIT in L1; gather index penalty: index load + gather minus gather alone.\n", passes);
     H("# Streaming kernels, best cy/VL over unroll 1..16 (VL = %d doubles) in", r->width);
     for (int L = 0; L < r->nlevels; L++) H(" %s", r->level_name[L]);

@@ -9,6 +9,14 @@
  *    contains a stretch in which the thread was not running (on the 2-core development VM the vCPU runs ~70% of
  *    the time in slices of a few ms: 3.07 GHz in 0.2 ms windows, 2.2 GHz-equivalent over 0.2 s). Working sets
  *    larger than a window's worth are timed piece by piece, consecutively, so the data still comes from memory;
+ *  - except in memory (the streaming kernels' memory level and the bandwidth curve): there a measurement is the
+ *    sustained rate, the work of all its timed windows over their summed time, as STREAM times a whole pass. A
+ *    host's memory bandwidth moves from one millisecond to the next: on the Zen 5 VM the 1 MiB windows of one
+ *    core's read stream over 1 GiB had a 10th percentile of 16-27 GB/s, a median of 24-35 and a best of 40-44 in
+ *    four passes whose whole-pass rate was 22-32; with the best window spmv-machine's read bandwidth was 1.23x
+ *    (1 core) and 1.37x (2 cores) the peers' read-only STREAM, medians of interleaved rounds, sustained 1.10x and
+ *    1.07x (BENCHMARKS.md, 2026-12-04 evening). The best window made the model's memory terms and roofline
+ *    promise what no whole multiply reaches;
  *  - the streaming kernels run at working sets of half of L1, then max(4x the cache above, half the geometric
  *    mean of it and this cache) for L2 and L3 (make_levels), and 4x (quick) or 8x the last-level cache, at
  *    least 64 / 256 MiB, for memory; each with unroll factors 1, 2, 4, 8, 16 and arrays aligned to 1024 bytes,
@@ -205,9 +213,11 @@ static int64_t cal_piece[BW_NKINDS][BENCH_MAX_CPUS], cal_sweeps[BW_NKINDS][BENCH
  * only the timed windows run.
  * *cycles (may be NULL) gets the best window in core cycles at the clock measured around this measurement: a
  * short add-chain window precedes every timed window, and the best of them is the local clock. The clock of a
- * shared machine moves with the others' load (boost), by 5% on the development VM. */
+ * shared machine moves with the others' load (boost), by 5% on the development VM.
+ * sustained: the timed windows' total time over their total work instead of the best window -- for working sets
+ * in memory (Method, above). */
 static double time_best(work_fn run, void *arg, int64_t count0, double window, int windows, double *cycles,
-                        int64_t *calibrated)
+                        int64_t *calibrated, int sustained)
 {
     int64_t count = calibrated && *calibrated > 0 ? *calibrated : count0 > 0 ? count0 : 1;
     double best = INFINITY;
@@ -226,6 +236,7 @@ static double time_best(work_fn run, void *arg, int64_t count0, double window, i
     if (calibrated) *calibrated = count; /* later passes skip the calibration */
     double clk = 0;
     const int64_t adds = (int64_t)(0.4 * window * clock_guess * 1e9);
+    double tsum = 0, usum = 0;
     for (int w = 0; w < windows; w++) {
         if (cycles) {
             double c = bench_clock_once(adds, NULL);
@@ -233,7 +244,9 @@ static double time_best(work_fn run, void *arg, int64_t count0, double window, i
         }
         double t0 = bench_now(), u = run(arg, count), dt = bench_now() - t0;
         if (u > 0 && dt / u < best) best = dt / u;
+        if (u > 0) tsum += dt, usum += u;
     }
+    if (sustained && usum > 0) best = tsum / usum;
     /* the same statistic on both sides (the best window of each): with a percentile of the clock against the best
      * window of the measurement, an FMA chain read 3.9 instead of 4 cycles on the development VM */
     if (cycles) *cycles = best * clk * 1e9;
@@ -444,7 +457,7 @@ static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
             continue;
         if ((i == BI_EMUL_TP || i == BI_MASKLD_TP || i == BI_VIDX_TP) && r->width < 2) continue;
         incore_job j = {r->isa->incore[i], &D};
-        double cy = 0, sec = time_best(run_incore, &j, 16, o->window, o->windows, &cy, &cal_incore[i]);
+        double cy = 0, sec = time_best(run_incore, &j, 16, o->window, o->windows, &cy, &cal_incore[i], 0);
         if (nsmp_incore[i] < 4 * MAXPASS && cy > 0 && isfinite(cy)) {
             smp_incore[i][nsmp_incore[i]++] = cy;
             r->incore[i] = near_best(smp_incore[i], nsmp_incore[i]);
@@ -485,7 +498,8 @@ static int measure_stream(const bench_opts *o, bench_results *r, FILE *log)
             for (int u = 0; u < BENCH_NUNROLL; u++) {
                 const int64_t qk = k == BK_TOUCH && A.ni > W ? 16 * A.ni : 16 * W;
                 stream_job j = {r->isa->stream[k][u], (bench_kernel)k, &A, qk, (int64_t)el, 0};
-                double cy = 0, s = time_best(run_stream, &j, 16 * W, o->window, o->windows, &cy, &cal_stream[k][L][u]);
+                double cy = 0, s = time_best(run_stream, &j, 16 * W, o->window, o->windows, &cy, &cal_stream[k][L][u],
+                                             L == r->nlevels - 1);
                 keep_min(&r->stream_s[k][L][u], s * (double)W);
                 int *ns = &nsmp_stream[k][L][u];
                 if (*ns < MAXPASS && cy > 0 && isfinite(cy)) {
@@ -537,7 +551,7 @@ static int measure_latency(const bench_opts *o, bench_results *r, FILE *log)
         chase_job j = {buf};
         /* warm-up: one full round for cache-sized sets (every line in place), a partial one beyond */
         j.p = bench_chase_run(j.p, n < (1 << 20) ? n : (1 << 16));
-        double s = time_best(run_chase, &j, 64, o->window, o->windows, NULL, &cal_lat[i]);
+        double s = time_best(run_chase, &j, 64, o->window, o->windows, NULL, &cal_lat[i], 0);
         r->lat_bytes[r->nlat] = sizes[i];
         keep_min(&r->lat_ns[r->nlat++], s * 1e9);
         for (int L = 0; L < r->nlevels; L++)
@@ -573,7 +587,7 @@ static int measure_sweep(const bench_opts *o, bench_results *r, FILE *log)
         layout(BK_SUM, ws, W, block, &A, &el);
         fill(&A, 1, 1.0);
         stream_job j = {r->isa->stream[BK_SUM][3], BK_SUM, &A, 16 * W, (int64_t)el, 0};
-        double sec = time_best(run_stream, &j, 16 * W, o->window, o->windows, NULL, NULL);
+        double sec = time_best(run_stream, &j, 16 * W, o->window, o->windows, NULL, NULL, 0);
         double gbs = sec > 0 ? 8.0 / sec * 1e-9 : 0; /* seconds per element */
         r->sweep_bytes[n] = ws;
         keep_max(&r->sweep_gbs[n], gbs);
@@ -647,8 +661,9 @@ void bench_effective_sizes(bench_results *r)
 }
 
 /* One kernel on nt threads, each on its own slice of chunk elements, timed in windows in which every thread
- * does the next piece of its slice (or whole sweeps of it); the best window's bandwidth in GB/s (explicit +
- * write-allocate). Returns 0 when OpenMP gave fewer threads than asked. */
+ * does the next piece of its slice (or whole sweeps of it); the sustained bandwidth in GB/s (explicit +
+ * write-allocate): the timed windows' bytes over their time (Method, above). Returns 0 when OpenMP gave fewer
+ * threads than asked. */
 static double bw_threads(const bench_opts *o, const bench_results *r, bench_kernel k, const bench_stream_args *A,
                          int64_t chunk, int nt, int *got_out, int64_t *cal_p, int64_t *cal_s)
 {
@@ -656,7 +671,7 @@ static double bw_threads(const bench_opts *o, const bench_results *r, bench_kern
     const bench_stream_fn fn = r->isa->stream[k][3]; /* u = 8 (SUM: 8 accumulators) */
     const double window = o->window > 0.001 ? o->window : 0.001; /* amortizes the barriers and the prefetch ramp */
     const int64_t q = 16 * r->width;
-    double best = INFINITY, t0 = 0;
+    double tsum = 0, bsum = 0, t0 = 0;
     int64_t piece = q * 16 < chunk ? q * 16 : chunk, sweeps = 1, pos = 0;
     int got = 1, calib = 0;
     if (*cal_p > 0 && *cal_p <= chunk) piece = *cal_p, sweeps = *cal_s, calib = 1; /* from an earlier pass */
@@ -703,9 +718,9 @@ static double bw_threads(const bench_opts *o, const bench_results *r, bench_kern
                     } else {
                         calib = 1;
                     }
-                } else if (w >= -8 || calib) {
-                    double bytes = (double)(piece * sweeps * nt) * (ki->rd + ki->wr + ki->wa);
-                    if (dt / bytes < best) best = dt / bytes;
+                } else if (w >= 0) {
+                    tsum += dt;
+                    bsum += (double)(piece * sweeps * nt) * (ki->rd + ki->wr + ki->wa);
                 }
                 pos += piece;
                 if (pos + piece > chunk) pos = 0;
@@ -718,7 +733,7 @@ static double bw_threads(const bench_opts *o, const bench_results *r, bench_kern
     *got_out = got;
     *cal_p = piece;
     *cal_s = sweeps;
-    return got == nt && best < INFINITY ? 1e-9 / best : 0;
+    return got == nt && tsum > 0 ? 1e-9 * bsum / tsum : 0;
 }
 
 /* Seconds of the library's team start and join with no work on nt threads (spmv_team_overhead: the helper threads
