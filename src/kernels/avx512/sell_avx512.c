@@ -219,11 +219,16 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
  * in memory, 7.4 -> 9.3 at 1 thread, 14.4 -> 25.2 at 2; BENCHMARKS.md). Chunks longer than SPMV_SELL_LEAN_LEN
  * columns stay in the general loop: there the bookkeeping is a small part, and HPCG 128^3 (27 columns, every other
  * chunk with gather columns at the grid's x boundaries) lost about 10 % switching between the loops at every chunk.
- * spmv__sell_lean_wanted (kernel.h) decides per call whether to look for such chunks at all. */
-SPMV_AVX512_INLINE int32_t sell_run_chunks_pf(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
-                                              const double *restrict x, double beta, double *restrict y, const int C,
-                                              const int U, const int mode, const int nt, const int PF, const int VI,
-                                              __m512d t0, __m512d t1)
+ * spmv__sell_lean_wanted (kernel.h) decides per call whether to look for such chunks at all.
+ * No software prefetch here (spmv_sell.prefetch is for the general loop's index streams): x, the values (or value
+ * indices) and y all run forward, and the hardware prefetchers follow them. Without the general loop's value-index
+ * prefetch 4 KiB ahead, Zen 5 VM, SELL-8-1 / SELL-32-1 with value indices, medians of 9 interleaved rounds at 1 and
+ * 2 threads, two runs: lap2d 1000^2 (in L3) 1.02-1.18x, lap2d 2000^2 (in memory) 1.01-1.12x in one run and
+ * 0.94-1.05x in the other (BENCHMARKS.md, 2026-12-04 evening). */
+SPMV_AVX512_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
+                                           const double *restrict x, double beta, double *restrict y, const int C,
+                                           const int U, const int mode, const int nt, const int VI, __m512d t0,
+                                           __m512d t1)
 {
     const int NV = C / 8;
     const int64_t *chunkptr = S->chunkptr;
@@ -252,8 +257,6 @@ SPMV_AVX512_INLINE int32_t sell_run_chunks_pf(const spmv_sell *S, int32_t k, int
                 for (int v = 0; v < NV; v++) {
                     const int64_t o = (int64_t)(j + u) * C + 8 * v;
                     acc[u][v] = _mm512_fmadd_pd(SELL_RVAL(o), _mm512_loadu_pd(x + rb[j + u] + 8 * v), acc[u][v]);
-                    if (PF && !VI) sell_prefetch(val + off + o);
-                    if (PF && VI && (u * C + 8 * v) % 64 == 0) vi_prefetch(val8 + off + o);
                 }
         }
         SPMV_UNROLL_FULL
@@ -273,18 +276,6 @@ SPMV_AVX512_INLINE int32_t sell_run_chunks_pf(const spmv_sell *S, int32_t k, int
     }
     return k;
 }
-/* the same with the prefetch setting a constant in each copy (the value-index paths pass it at run time) */
-SPMV_AVX512_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_t c1, double alpha,
-                                           const double *restrict x, double beta, double *restrict y, const int C,
-                                           const int U, const int mode, const int nt, const int PF, const int VI,
-                                           __m512d t0, __m512d t1)
-{
-    if (SELL_AVX512_ASAN) /* one copy where the paths are functions of their own (compile time, see below) */
-        return sell_run_chunks_pf(S, k, c1, alpha, x, beta, y, C, U, mode, nt, PF, VI, t0, t1);
-    if (PF) return sell_run_chunks_pf(S, k, c1, alpha, x, beta, y, C, U, mode, nt, 1, VI, t0, t1);
-    return sell_run_chunks_pf(S, k, c1, alpha, x, beta, y, C, U, mode, nt, 0, VI, t0, t1);
-}
-
 /* chunks [c0,c1): y[row(i)] = beta*y[row(i)] + alpha*sum_j val[i,j]*x[col[i,j]] for the C rows i of each chunk,
  * row(i) = i (permuted order) or perm[i] (original order); C, U, mode, nt, X are compile-time constants after
  * inlining. */
@@ -313,7 +304,7 @@ SPMV_AVX512_INLINE void sell_kernel(const spmv_sell *S, int32_t c0, int32_t c1, 
         /* the lean loop's own test, asked here first: handing it every chunk instead (same result) made GCC 12 spill
          * in the general loop's run-column loops (avx512_inner_loop) */
         if (lean && chunklen[k] <= SPMV_SELL_LEAN_LEN && S->chunkfull[k] == chunklen[k]) {
-            k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, nt, PF, VI, t0, t1);
+            k = sell_run_chunks(S, k, c1, alpha, x, beta, y, C, U, mode, nt, VI, t0, t1);
             if (k >= c1) break;
         }
         const double *vp = val + chunkptr[k];  /* 64-byte aligned */
