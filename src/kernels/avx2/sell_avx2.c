@@ -116,6 +116,24 @@ AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, d
     }
 }
 
+/* sell_store for a whole chunk (all C rows) at yk = y + k*C, y indexed directly: the lean loop's store (see the
+ * AVX-512 family's sell_store_whole), the same arithmetic as sell_store's. */
+AVX2_INLINE void sell_store_whole(double *yk, const __m256d *acc, double alpha, double beta, const int C,
+                                  const int mode, const int nt)
+{
+    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
+    AVX2_UNROLL
+    for (int v = 0; v < C / 4; v++) {
+        __m256d r = acc[v];
+        if (mode != Y_SET) r = _mm256_mul_pd(va, r);
+        if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_loadu_pd(yk + 4 * v), r);
+        if (nt)
+            _mm256_stream_pd(yk + 4 * v, r);
+        else
+            _mm256_storeu_pd(yk + 4 * v, r);
+    }
+}
+
 /* Value indices (spmv_sell.val8, CSR-VI): 4 values from 4 one-byte indices into the table vtab, read the way x is
  * (AVX2 has no two-register permute): vgatherdpd from the L1-resident table, or 4 scalar loads and an insert. */
 AVX2_INLINE __m256d vi_val4(const uint8_t *p, const double *tab, const int X)
@@ -176,7 +194,7 @@ AVX2_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_t c1, d
         for (int v = 0; v < NV; v++)
             AVX2_UNROLL
             for (int u = 1; u < U; u++) acc[0][v] = _mm256_add_pd(acc[0][v], acc[u][v]);
-        sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt);
+        sell_store_whole(y + (int64_t)k * C, acc[0], alpha, beta, C, mode, nt);
     }
     return k;
 }

@@ -209,6 +209,25 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
     }
 }
 
+/* Write the C results of a whole chunk (all C rows exist) at yk = y + k*C, y indexed directly: the store of the
+ * lean loop, without sell_store's paths for the last chunk and for y through perm (the lean loop runs only where
+ * SPMV_SELL_DIRECT holds), so that the loop keeps its pointers in registers. */
+SPMV_AVX512_INLINE void sell_store_whole(double *yk, const __m512d *acc, double alpha, double beta, const int C,
+                                         const int mode, const int nt)
+{
+    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    SPMV_UNROLL_FULL
+    for (int v = 0; v < C / 8; v++) {
+        __m512d r = acc[v];
+        if (mode == SPMV_Y_SCALE) r = _mm512_mul_pd(va, r);
+        if (mode == SPMV_Y_AXPBY) r = _mm512_fmadd_pd(vb, _mm512_loadu_pd(yk + 8 * v), _mm512_mul_pd(va, r));
+        if (nt)
+            _mm512_stream_pd(yk + 8 * v, r);
+        else
+            _mm512_storeu_pd(yk + 8 * v, r);
+    }
+}
+
 /* The lean loop: chunks k, k+1, ... below c1 whose columns are all full run columns (chunkfull[k] = chunklen[k] <=
  * SPMV_SELL_LEAN_LEN: stencil matrices' interior) and whose C rows all exist, y indexed directly: x by contiguous
  * loads only, no masks, no indices, the sets as in sell_kernel. Returns the first chunk it did not do. A loop of its
@@ -272,7 +291,7 @@ SPMV_AVX512_INLINE int32_t sell_run_chunks(const spmv_sell *S, int32_t k, int32_
         for (int v = 0; v < NV; v++)
             SPMV_UNROLL_FULL
             for (int u = 1; u < U; u++) acc[0][v] = _mm512_add_pd(acc[0][v], acc[u][v]);
-        sell_store(S, k, acc[0], alpha, beta, y, C, mode, nt, SELL_X_EMUL);
+        sell_store_whole(y + (int64_t)k * C, acc[0], alpha, beta, C, mode, nt);
     }
     return k;
 }
