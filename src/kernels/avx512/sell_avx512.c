@@ -140,6 +140,26 @@ SPMV_AVX512_INLINE void vi_prefetch(const uint8_t *p)
     _mm_prefetch((const char *)spmv__addr(p, 4096), _MM_HINT_T1);
 }
 
+/* Write the C results of a whole chunk (all C rows exist) at yk = y + k*C, y indexed directly (nt: non-temporal
+ * stores, y 64-byte aligned). The lean loop calls it instead of sell_store, whose paths for the last chunk and for y
+ * through perm it never needs (it runs only where SPMV_SELL_DIRECT holds): inlined there they made GCC keep the
+ * loop's pointers in xmm registers. */
+SPMV_AVX512_INLINE void sell_store_whole(double *yk, const __m512d *acc, double alpha, double beta, const int C,
+                                         const int mode, const int nt)
+{
+    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    SPMV_UNROLL_FULL
+    for (int v = 0; v < C / 8; v++) {
+        __m512d r = acc[v];
+        if (mode == SPMV_Y_SCALE) r = _mm512_mul_pd(va, r);
+        if (mode == SPMV_Y_AXPBY) r = _mm512_fmadd_pd(vb, _mm512_loadu_pd(yk + 8 * v), _mm512_mul_pd(va, r));
+        if (nt)
+            _mm512_stream_pd(yk + 8 * v, r);
+        else
+            _mm512_storeu_pd(yk + 8 * v, r);
+    }
+}
+
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
  * order, y 64-byte aligned). */
 SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d *acc, double alpha, double beta,
@@ -152,16 +172,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
     if (SPMV_SELL_DIRECT(S)) {
         double *yk = y + i0;
         if (rem >= C) {
-            SPMV_UNROLL_FULL
-            for (int v = 0; v < NV; v++) {
-                __m512d r = acc[v];
-                if (mode == SPMV_Y_SCALE) r = _mm512_mul_pd(va, r);
-                if (mode == SPMV_Y_AXPBY) r = _mm512_fmadd_pd(vb, _mm512_loadu_pd(yk + 8 * v), _mm512_mul_pd(va, r));
-                if (nt)
-                    _mm512_stream_pd(yk + 8 * v, r);
-                else
-                    _mm512_storeu_pd(yk + 8 * v, r);
-            }
+            sell_store_whole(yk, acc, alpha, beta, C, mode, nt);
         } else { /* last chunk: lanes past rows are padding, neither read nor written */
             SPMV_UNROLL_FULL
             for (int v = 0; v < NV; v++) {
@@ -206,25 +217,6 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
                 _mm512_mask_i32scatter_pd(y, m, idx, r, 8);
             }
         }
-    }
-}
-
-/* Write the C results of a whole chunk (all C rows exist) at yk = y + k*C, y indexed directly: the store of the
- * lean loop, without sell_store's paths for the last chunk and for y through perm (the lean loop runs only where
- * SPMV_SELL_DIRECT holds), so that the loop keeps its pointers in registers. */
-SPMV_AVX512_INLINE void sell_store_whole(double *yk, const __m512d *acc, double alpha, double beta, const int C,
-                                         const int mode, const int nt)
-{
-    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
-    SPMV_UNROLL_FULL
-    for (int v = 0; v < C / 8; v++) {
-        __m512d r = acc[v];
-        if (mode == SPMV_Y_SCALE) r = _mm512_mul_pd(va, r);
-        if (mode == SPMV_Y_AXPBY) r = _mm512_fmadd_pd(vb, _mm512_loadu_pd(yk + 8 * v), _mm512_mul_pd(va, r));
-        if (nt)
-            _mm512_stream_pd(yk + 8 * v, r);
-        else
-            _mm512_storeu_pd(yk + 8 * v, r);
     }
 }
 
