@@ -78,12 +78,35 @@ AVX2_INLINE __m256d gather4_16(const uint16_t *c, const double *xb, const int X)
     return _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);
 }
 
+/* The C results of a whole chunk (all C rows) at yk = y + k*C, y indexed directly: sell_store's path for such a
+ * chunk, and the lean loop's store (it never needs sell_store's other paths; see the AVX-512 family's
+ * sell_store_whole). */
+AVX2_INLINE void sell_store_whole(double *yk, const __m256d *acc, double alpha, double beta, const int C,
+                                  const int mode, const int nt)
+{
+    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
+    AVX2_UNROLL
+    for (int v = 0; v < C / 4; v++) {
+        __m256d r = acc[v];
+        if (mode != Y_SET) r = _mm256_mul_pd(va, r);
+        if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_loadu_pd(yk + 4 * v), r);
+        if (nt)
+            _mm256_stream_pd(yk + 4 * v, r);
+        else
+            _mm256_storeu_pd(yk + 4 * v, r);
+    }
+}
+
 /* the C results of chunk k (acc[v]: rows k*C + 4v .. +3) */
 AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, double alpha, double beta, double *y,
                             const int C, const int mode, const int nt)
 {
     const int NV = C / 4;
     const int64_t i0 = (int64_t)k * C, rem = (int64_t)S->rows - i0;
+    if (SPMV_SELL_DIRECT(S) && rem >= C) {
+        sell_store_whole(y + i0, acc, alpha, beta, C, mode, nt);
+        return;
+    }
     const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
     AVX2_UNROLL
     for (int v = 0; v < NV; v++) {
@@ -113,24 +136,6 @@ AVX2_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m256d *acc, d
                 *yl = mode == Y_AXPBY ? beta * *yl + t[l] : t[l];
             }
         }
-    }
-}
-
-/* sell_store for a whole chunk (all C rows) at yk = y + k*C, y indexed directly: the lean loop's store (see the
- * AVX-512 family's sell_store_whole), the same arithmetic as sell_store's. */
-AVX2_INLINE void sell_store_whole(double *yk, const __m256d *acc, double alpha, double beta, const int C,
-                                  const int mode, const int nt)
-{
-    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
-    AVX2_UNROLL
-    for (int v = 0; v < C / 4; v++) {
-        __m256d r = acc[v];
-        if (mode != Y_SET) r = _mm256_mul_pd(va, r);
-        if (mode == Y_AXPBY) r = _mm256_fmadd_pd(vb, _mm256_loadu_pd(yk + 4 * v), r);
-        if (nt)
-            _mm256_stream_pd(yk + 4 * v, r);
-        else
-            _mm256_storeu_pd(yk + 4 * v, r);
     }
 }
 
