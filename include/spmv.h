@@ -292,10 +292,11 @@ typedef struct spmv_sell_opts {
     int32_t runs;     /**< run columns (see spmv_sell): a chunk column becomes a run column when at least `runs` of
                          its C lanes hold consecutive columns (lane r: column b + r); 0 = off; -1 = auto (default:
                          ceil(3C/4), the point where a run column's 8C + 4 + C/8 bytes undercut the 12 bytes per
-                         entry of gather columns), and none on a matrix of 4096 chunks or more where 256 chunks
-                         spread over it hold fewer than 10 % of their entries in run columns (the search would cost
-                         more than it saves: sell.c, SELL_RUN_SAMPLE); values above C are C. Run columns need
-                         C <= 64. */
+                         entry of gather columns), and none where a sample of the chunks (an eighth, 16 to 256 of
+                         them, spread evenly) holds fewer than max(10 %, 320 % / C) of its entries in run columns
+                         (40 % for C = 8, 20 % for C = 16, 10 % for C = 32: below that the multiply measured no
+                         faster with them and the search costs more than the plain conversion; sell.c,
+                         SELL_RUN_LANES); values above C are C. Run columns need C <= 64. */
     int idx16;        /**< 16-bit column indices: a chunk whose gather columns span fewer than 65536 columns also
                          stores them as 16-bit offsets from a per-chunk base, which kernels that know the format read
                          instead (10 bytes per entry instead of 12, exact results); other chunks keep 32-bit indices

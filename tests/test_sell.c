@@ -156,9 +156,8 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
 
     /* run columns: the threshold used (auto: ceil(3C/4) for 4 <= C <= 64) */
     int32_t T = o->runs < 0 ? (C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0) : o->runs > C ? C : o->runs;
-    /* auto on a matrix of 4096 chunks or more: none where the conversion's sample found few runs (when exactly:
-     * test_runs_sampled) */
-    if (o->runs < 0 && S->nchunks >= 4096 && S->runs == 0) T = 0;
+    /* auto: none where the conversion's sample found fewer than pay (when exactly: test_runs_sampled) */
+    if (o->runs < 0 && S->runs == 0) T = 0;
     /* T lanes; or 0 (chunkruns NULL) when no chunk has a run column of T lanes -- checked per chunk below */
     CHK(S->runs == T || (S->runs == 0 && S->nruns == 0));
     CHK((S->runs == 0) == (S->chunkruns == NULL));
@@ -1357,6 +1356,8 @@ static void test_runs_many_keys(void)
         for (int b = 0; b < 2; b++) {
             spmv_sell_opts o = opts_of(Cs[a], sigmas[b], 1, 0);
             o.max_stored_factor = 0;
+            o.runs = (3 * Cs[a] + 3) / 4; /* auto's threshold, asked for: the bands hold 13 % of the entries, which
+                                            auto leaves without runs below C = 32 (test_runs_sampled) */
             char what[64];
             snprintf(what, sizeof what, "many keys C=%d sigma=%d", Cs[a], sigmas[b]);
             bad += build_check_roundtrip(A, &o, what);
@@ -1369,19 +1370,22 @@ static void test_runs_many_keys(void)
     spmv_crs_free(A);
 }
 
-/* Automatic run columns on large matrices (spmv_sell_opts.runs = -1, SELL_RUN_SAMPLE in sell.c): from 4096 chunks
- * on, none where 256 sampled chunks hold fewer than 10 % of their entries in run columns. Rows of a diagonal and
- * nrand random columns, SELL-4-1 (T = 3): the diagonal is a run column of every chunk (1 / (1 + nrand) of the
- * entries; random columns make a run by chance about once per matrix). */
-static spmv_crs *diag_random(int32_t rows, int32_t nrand, uint64_t seed)
+/* Automatic run columns (spmv_sell_opts.runs = -1, SELL_RUN_LANES and SELL_RUN_CHUNK_MIN in sell.c): none unless the
+ * sampled chunks (an eighth, 16 to 256) hold at least max(10 %, 320 % / C) of their entries and 16 entries per chunk
+ * in run columns: 40 % for C = 8, 10 % for C = 32. Rows of ndiag diagonals (columns i .. i + ndiag - 1, those below
+ * `rows`) and nrand random columns: each diagonal is a full run column of every chunk but the last, ndiag / (ndiag +
+ * nrand) of the entries, C ndiag per chunk (random columns never make a run of ceil(3C/4) lanes here; a duplicate of
+ * a diagonal only raises the share). every8 > 0: the diagonals only in every 8th block of every8 rows. */
+static spmv_crs *diag_random(int32_t rows, int32_t ndiag, int32_t nrand, int32_t every8, uint64_t seed)
 {
-    const int64_t cap = (int64_t)rows * (nrand + 1);
+    const int64_t cap = (int64_t)rows * (ndiag + nrand);
     int32_t *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
     double *v = malloc((size_t)cap * sizeof *v);
     CU_ASSERT_FATAL(ri && ci && v);
     int64_t n = 0;
     for (int32_t i = 0; i < rows; i++) {
-        ri[n] = i, ci[n] = i, v[n++] = 4.0;
+        for (int32_t d = 0; d < ndiag && i + d < rows && (every8 == 0 || i / every8 % 8 == 0); d++)
+            ri[n] = i, ci[n] = i + d, v[n++] = 4.0 - d;
         for (int32_t k = 0; k < nrand; k++, n++) {
             ri[n] = i;
             ci[n] = (int32_t)(tu_rand(&seed) % (uint64_t)rows);
@@ -1396,32 +1400,43 @@ static spmv_crs *diag_random(int32_t rows, int32_t nrand, uint64_t seed)
 
 static void test_runs_sampled(void)
 {
-    /* rows, random columns per row, and whether auto keeps the runs: 1/16 of the entries in runs (4096 chunks:
-     * dropped; 4095 chunks: below the sample's minimum, searched as always), 1/8 (kept) */
+    /* C, rows, diagonals, random columns per row, and whether auto keeps the runs: around 40 % at C = 8 (3 of 6
+     * kept, 3 of 9 dropped; 1 of 2, half the entries but 8 per chunk, dropped) and 10 % at C = 32 (1 of 8 kept, 1 of
+     * 16 dropped), on a matrix of 2048 chunks (256 sampled) and on small ones (16 of 64 sampled; 16 of 16: all) */
     const struct {
-        int32_t rows, nrand;
+        int32_t C, rows, ndiag, nrand, every8;
         int kept;
-    } cases[] = {{16384, 15, 0}, {16380, 15, 1}, {16384, 7, 1}};
-    for (int c = 0; c < 3; c++) {
-        spmv_crs *A = diag_random(cases[c].rows, cases[c].nrand, 99 + (uint64_t)c);
-        spmv_sell_opts o = opts_of(4, 1, 1, 0);
+    } cases[] = {{8, 16384, 3, 3, 0, 1}, {8, 16384, 3, 6, 0, 0}, {8, 16384, 1, 1, 0, 0}, {8, 512, 3, 3, 0, 1},
+                 {8, 512, 3, 6, 0, 0},   {8, 512, 1, 1, 0, 0},   {8, 128, 3, 3, 0, 1},   {8, 128, 3, 6, 0, 0},
+                 {32, 65536, 1, 7, 0, 1}, {32, 65536, 1, 15, 0, 0}, {32, 2048, 1, 7, 0, 1}, {32, 2048, 1, 15, 0, 0},
+                 /* diagonals in every 8th chunk only (8 % of the entries): a sample of every 8th chunk from the
+                  * first would see 67 % */
+                 {8, 16384, 6, 3, 8, 0}, {8, 1024, 6, 3, 8, 0}};
+    const int n = (int)(sizeof cases / sizeof cases[0]);
+    for (int c = 0; c < n; c++) {
+        spmv_crs *A = diag_random(cases[c].rows, cases[c].ndiag, cases[c].nrand, cases[c].every8, 99 + (uint64_t)c);
+        spmv_sell_opts o = opts_of(cases[c].C, 1, 1, 0);
         o.vidx = 0;
-        char what[64];
-        snprintf(what, sizeof what, "diagonal + %d random, %d rows", cases[c].nrand, cases[c].rows);
+        const int32_t T = (3 * cases[c].C + 3) / 4;
+        char what[96];
+        snprintf(what, sizeof what, "C=%d %d diagonals%s + %d random, %d rows", cases[c].C, cases[c].ndiag,
+                 cases[c].every8 ? " (every 8th chunk)" : "", cases[c].nrand, cases[c].rows);
         CU_ASSERT(build_check_roundtrip(A, &o, what) == 0);
         spmv_sell *S = NULL;
         CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
-        CU_ASSERT(S->nchunks == cases[c].rows / 4 + (cases[c].rows % 4 != 0));
+        CU_ASSERT(S->nchunks == cases[c].rows / cases[c].C);
         if (cases[c].kept) {
-            CU_ASSERT(S->runs == 3 && S->nruns >= S->nchunks && S->chunkruns != NULL);
+            CU_ASSERT(S->runs == T && S->nruns >= S->nchunks && S->chunkruns != NULL);
         } else {
             CU_ASSERT(S->runs == 0 && S->nruns == 0 && S->chunkruns == NULL);
         }
+        if ((S->nruns > 0) != cases[c].kept)
+            printf("\n  %s: nruns %lld, expected %s", what, (long long)S->nruns, cases[c].kept ? "runs" : "none");
         spmv_sell_free(S);
-        o.runs = 3; /* asked for: searched whatever the sample says */
+        o.runs = T; /* asked for: searched whatever the sample says */
         CU_ASSERT(build_check_roundtrip(A, &o, what) == 0);
         CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
-        CU_ASSERT(S->runs == 3 && S->nruns >= S->nchunks);
+        CU_ASSERT(S->runs == T && S->nruns >= S->nchunks / (cases[c].every8 ? 8 : 1));
         spmv_sell_free(S);
         spmv_crs_free(A);
     }
@@ -1511,7 +1526,7 @@ int main(void)
                                  {"chunks that store nothing (col, val, runbase not NULL)", test_empty_chunks},
                                  {"non-temporal y stores: auto from 16 MiB of y", test_nt_auto},
                                  {"run detection with more candidate keys than a batch", test_runs_many_keys},
-                                 {"automatic run columns: sampled on large matrices", test_runs_sampled},
+                                 {"automatic run columns: only where a sample says they pay", test_runs_sampled},
                                  {"value indices (CSR-VI)", test_value_indices},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});

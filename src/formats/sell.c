@@ -37,14 +37,56 @@
  * and starting a team costs more than the copy. */
 #define SELL_PARALLEL_MIN ((int64_t)1 << 15)
 
-/* Automatic run columns (spmv_sell_opts.runs = -1) on a matrix of SELL_RUN_SAMPLE_MIN chunks or more: the search runs
- * on SELL_RUN_SAMPLE of them, spread evenly, first, and the matrix gets none where fewer than SELL_RUN_SAMPLE_SHARE
- * of those entries are in run columns. Such runs save at most 1/30 of the bytes (4 of 12 per entry in them) and the
- * search cost 2.5x the plain conversion: longrows_2M (30.5 M nonzeros, 6.9 % of them in runs), SELL-8-1, 2 threads
- * of the Intel Xeon VM, 0.72 s against 0.29 s. */
-#define SELL_RUN_SAMPLE_MIN 4096
+/* Automatic run columns (spmv_sell_opts.runs = -1): the search runs first on sell_run_sample(nchunks) chunks (256 on
+ * a matrix of 2048 chunks or more, an eighth below that, at least 16 or all; one per stratum, sell_sample_chunk),
+ * and the matrix gets none unless run columns hold at least sell_run_share_min(C) = max(0.10, SELL_RUN_LANES / C)
+ * of those entries and SELL_RUN_CHUNK_MIN of them per chunk. Why:
+ *  - the multiply: a chunk with run columns pays a fixed cost (a second loop, masks) that its run entries must
+ *    amortize. Measured on the AMD EPYC (Zen 5) VM, AVX-512, 1 thread, runs auto against off (spmv_sell_mv,
+ *    medians of 7 interleaved rounds, the shared matrices, sigma = 1 and rows; the AVX2 kernels forced on the same
+ *    CPU agree): SELL-8 gained only from about 45 % of the entries in runs on (mbeacxc 1.22x at 45 %, hangGlider_2
+ *    1.13x at 63 %, cryg2500 1.2-1.8x) and lost up to 14 % below 34 % (bcspwr10 0.85x at 24 %, bayer10 0.87x at
+ *    23 %); SELL-16 gained from 25 % (hangGlider_2 1.07x; bcspwr10 0.98x at 24 %), SELL-32 from about 10 % (zenios
+ *    1.03x at 11 %; nnc1374 0.96x at 7 %); SELL-4 (AVX2) only near 100 % (cryg2500 1.95x; hangGlider_2 0.85x at
+ *    70 %). Short rows leave a chunk few run entries whatever the share: arrow's chunks (2 entries a row, half of
+ *    them on the diagonal) lost at C = 8 (8 run entries per chunk, 0.86x) and gained at C = 32 (32, 1.06x)
+ *    (BENCHMARKS.md, 2026-12-04 21:20, "run columns where they pay");
+ *  - the conversion: the search and the fill of run columns cost 1.2-10x the plain conversion (a copy) on those
+ *    matrices; the sample costs a fraction of that, and a matrix without runs converts at about the plain cost
+ *    (issue 15's "at most 2x"). On large matrices the floor 0.10 also stands for the bytes: runs of fewer entries
+ *    save at most 1/30 of them (longrows_2M, 6.9 % in runs, SELL-8-1: a search of 2.5x the plain conversion for
+ *    nothing, Intel Xeon VM). */
 #define SELL_RUN_SAMPLE 256
 #define SELL_RUN_SAMPLE_SHARE 0.10
+#define SELL_RUN_LANES 3.2
+#define SELL_RUN_CHUNK_MIN 16
+
+/* chunks the automatic run-column search samples first: an eighth, between 16 (or all) and SELL_RUN_SAMPLE */
+static int32_t sell_run_sample(int32_t nchunks)
+{
+    int32_t n = nchunks / 8;
+    if (n > SELL_RUN_SAMPLE) n = SELL_RUN_SAMPLE;
+    if (n < 16) n = 16;
+    return n < nchunks ? n : nchunks;
+}
+
+/* Sampled chunk i of ns over nchunks: one chunk of each of ns equal strata, at an offset inside its stratum that
+ * a multiplicative hash of i picks (stratified sampling): a fixed stride would alias with a matrix's period --
+ * bayer10, SELL-8, every 8th chunk from chunk 0 held 41 % of its entries in run columns where the whole matrix has
+ * 23 % (offsets 1-7: 13-18 %). */
+static int32_t sell_sample_chunk(int64_t i, int64_t ns, int64_t nchunks)
+{
+    const int64_t a = i * nchunks / ns, b = (i + 1) * nchunks / ns;
+    const uint64_t h = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull;
+    return (int32_t)(a + (b > a ? (int64_t)((h >> 32) % (uint64_t)(b - a)) : 0));
+}
+
+/* the share of entries in run columns below which automatic run columns are dropped, for chunk height C */
+static double sell_run_share_min(int32_t C)
+{
+    const double s = SELL_RUN_LANES / (double)(C > 0 ? C : 1);
+    return s > SELL_RUN_SAMPLE_SHARE ? s : SELL_RUN_SAMPLE_SHARE;
+}
 
 spmv_sell_opts spmv_sell_opts_default(void)
 {
@@ -966,23 +1008,24 @@ static void vi_drop(spmv_sell *S)
 }
 
 /* Share of A's nonzeros that run columns of threshold T would hold in SELL-C-1 (rows in their own order), from up to
- * `sample` chunks spread over the matrix (all chunks when there are fewer): the model's evidence for keeping rows
- * in order (sigma = 1) rather than sorting them. 0 when T < 1, C > 64 or A is empty; -1 when out of memory. */
+ * `sample` chunks spread over the matrix (one per stratum, sell_sample_chunk; all chunks when there are fewer): the
+ * model's evidence for keeping rows in order (sigma = 1) rather than sorting them. 0 when T < 1, C > 64 or A is empty; -1 when out of memory. */
 double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample)
 {
     if (T < 1 || C < 1 || C > 64 || A->rows < 1 || A->nnz < 1) return 0.0;
     const int64_t nch = ((int64_t)A->rows + C - 1) / C;
-    const int64_t step = sample > 0 && nch > sample ? nch / sample : 1;
+    const int64_t ns = sample > 0 && nch > sample ? sample : nch; /* sell_sample_chunk */
     int64_t widest = 0;
-    for (int64_t k = 0; k < nch; k += step) {
+    for (int64_t i = 0; i < ns; i++) {
+        const int64_t k = sell_sample_chunk(i, ns, nch);
         int64_t r0 = k * C, r1 = r0 + C < A->rows ? r0 + C : A->rows;
         if (A->rowptr[r1] - A->rowptr[r0] > widest) widest = A->rowptr[r1] - A->rowptr[r0];
     }
     chunk_scratch sc;
     if (scratch_init(&sc, C, T, widest) != 0) return -1.0;
     int64_t in_runs = 0, seen = 0;
-    for (int64_t k = 0; k < nch; k += step) {
-        const int64_t r0 = k * C;
+    for (int64_t q = 0; q < ns; q++) {
+        const int64_t r0 = sell_sample_chunk(q, ns, nch) * C;
         int64_t pos = 0;
         for (int32_t r = 0; r < C; r++) { /* the lanes: rows r0 + r, columns already ascending */
             const int64_t i = r0 + r;
@@ -1247,21 +1290,24 @@ static void runs_drop(spmv_sell *S, int32_t **tkey, uint8_t **tmask, int64_t **r
     S->runs = 0;
 }
 
-/* Share of the entries of SELL_RUN_SAMPLE chunks of S (spread evenly) that run columns of threshold T hold, the
- * lanes read as pass 1 reads them; -1 without memory for the scratch. */
-static double sample_run_share(const spmv_sell *S, const spmv_crs *src, const int32_t *rowmap, const int32_t *cmap,
-                               int32_t T, int64_t widest, int64_t maxrow)
+/* Whether automatic run columns of threshold T pay on S (SELL_RUN_LANES): the search on sell_run_sample(S->nchunks)
+ * chunks of S (sell_sample_chunk), the lanes read as pass 1 reads them, finds at least sell_run_share_min(C) of
+ * their entries and SELL_RUN_CHUNK_MIN of them per chunk in run columns. 1 yes, 0 no, -1 without memory for the
+ * scratch. */
+static int sample_runs_pay(const spmv_sell *S, const spmv_crs *src, const int32_t *rowmap, const int32_t *cmap,
+                           int32_t T, int64_t widest, int64_t maxrow)
 {
     chunk_scratch sc;
     colval *tmp = NULL;
-    if (scratch_init(&sc, S->C, T, widest) != 0) return -1.0;
+    if (scratch_init(&sc, S->C, T, widest) != 0) return -1;
     if (cmap && maxrow > 32 && !(tmp = spmv__malloc((size_t)maxrow * sizeof *tmp))) {
         scratch_free(&sc);
-        return -1.0;
+        return -1;
     }
     int64_t in_runs = 0, seen = 0;
-    for (int32_t i = 0; i < SELL_RUN_SAMPLE; i++) {
-        const int32_t k = (int32_t)((int64_t)i * S->nchunks / SELL_RUN_SAMPLE);
+    const int32_t ns = sell_run_sample(S->nchunks);
+    for (int32_t i = 0; i < ns; i++) {
+        const int32_t k = sell_sample_chunk(i, ns, S->nchunks);
         chunk_lanes(S, src, rowmap, cmap, k, &sc, tmp);
         chunk_runs(S->C, T, &sc);
         for (int32_t j = 0; j < sc.nrun; j++) in_runs += pop64(sc.rbits[j]);
@@ -1269,7 +1315,8 @@ static double sample_run_share(const spmv_sell *S, const spmv_crs *src, const in
     }
     spmv__free(tmp);
     scratch_free(&sc);
-    return seen > 0 ? (double)in_runs / (double)seen : 1.0;
+    return (double)in_runs >= sell_run_share_min(S->C) * (double)seen &&
+           (double)in_runs >= SELL_RUN_CHUNK_MIN * (double)ns;
 }
 
 spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **Sout)
@@ -1486,10 +1533,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         }
     }
 
-    /* automatic run columns on a large matrix: none where a sample finds few (SELL_RUN_SAMPLE_SHARE) */
-    if (opts->runs < 0 && T > 0 && S->nchunks >= SELL_RUN_SAMPLE_MIN) {
-        const double share = sample_run_share(S, src, rowmap, cmap, T, widest, maxrow);
-        if (share >= 0.0 && share < SELL_RUN_SAMPLE_SHARE) {
+    /* automatic run columns: none where a sample finds fewer than pay (sell_run_share_min) */
+    if (opts->runs < 0 && T > 0 && S->nchunks > 0) {
+        if (sample_runs_pay(S, src, rowmap, cmap, T, widest, maxrow) == 0) {
             runs_drop(S, &tkey, &tmask, &roff, &T);
         }
     }
