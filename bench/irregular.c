@@ -20,6 +20,9 @@
  *             compressed indices (the defaults: run columns, 16-bit indices, value indices; and each alone) against
  *             the plain format, interleaved:
  *             median seconds, their ratio, the declared bytes per nonzero of each.
+ *   runs      (not in the default list) whether run columns pay: SELL-8/16/32 at sigma 1 and rows, the share of the
+ *             nonzeros in run columns and their entries per chunk, whether the automatic rule keeps them, the
+ *             multiply with them against without (alternating, 0.05 s each per round) and the two conversions.
  * Prints Gflop/s = 2 nnz / time; checks every multiply against a serial loop first. */
 #define _POSIX_C_SOURCE 200809L
 #include "toolutil.h"
@@ -61,6 +64,14 @@ static double minimum(const double *t, int n)
     double m = t[0];
     for (int i = 1; i < n; i++)
         if (t[i] < m) m = t[i];
+    return m;
+}
+
+static double maximum(const double *t, int n)
+{
+    double m = t[0];
+    for (int i = 1; i < n; i++)
+        if (t[i] > m) m = t[i];
     return m;
 }
 
@@ -407,6 +418,87 @@ static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_
     }
 }
 
+/* Whether run columns pay (spmv_sell_opts.runs; the automatic rule in sell.c, SELL_RUN_LANES): per configuration
+ * the share of the nonzeros in run columns and their entries per chunk (all chunks, runs asked for with auto's
+ * threshold ceil(3C/4)), whether auto keeps them, and spmv_sell_mv with them against without (runs = 0; other
+ * options the defaults), timed `secs` seconds each, alternating, over the rounds: median Gflop/s of each and the
+ * median of the rounds' ratios (min..max); and the conversion of each (median seconds, ratio). */
+static void section_runs(ctx *c, int rounds, const int32_t *Cs, const int32_t *sigmas, int ncfg, double secs)
+{
+    spmv_crs *A = c->A;
+    printf("\n## runs: run columns against none in the multiply (%d rounds of %.2f s each, alternating, %d threads)\n",
+           rounds, secs, c->T);
+    printf("  %-14s %7s %9s %5s  %8s %8s %6s %13s  %9s %9s %6s\n", "format", "share", "per chunk", "auto",
+           "Gf/s on", "Gf/s off", "on/off", "(min..max)", "conv on s", "conv off", "ratio");
+    omp_set_num_threads(c->T);
+    for (int k = 0; k < ncfg; k++) {
+        const int32_t C = Cs[k], T = C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0;
+        double g[2][1000], tc[2][1000], q[1000];
+        spmv_sell *S[2] = {NULL, NULL};
+        int64_t inr = 0, nch = 0;
+        int autokeeps = 0, failed = 0;
+        const int n = rounds < 1000 ? rounds : 1000;
+        for (int r = 0; r < n && !failed; r++)
+            for (int l = 0; l < 2 && !failed; l++) {
+                spmv_sell_opts o = spmv_sell_opts_default();
+                o.C = C;
+                o.sigma = sigmas[k] > 0 ? sigmas[k] : (A->rows > 0 ? A->rows : 1);
+                o.nthreads = c->T;
+                o.runs = l == 0 ? T : 0;
+                spmv_sell_free(S[l]);
+                S[l] = NULL;
+                double t0 = tool_now();
+                if (spmv_sell_from_crs(A, &o, &S[l])) {
+                    printf("  SELL-%d: %s\n", C, spmv_last_error());
+                    failed = 1;
+                    break;
+                }
+                tc[l][r] = tool_now() - t0;
+                if (r == 0) {
+                    spmv_sell_mv(S[l], 1.0, c->x, 0.0, c->y);
+                    const double err = tool_check(A, c->x, c->y);
+                    if (!(err <= 1e-12)) printf("  check FAILED (runs %s): %.3g\n", l ? "off" : "on", err);
+                }
+                long K = 0;
+                double t;
+                t0 = tool_now();
+                do {
+                    spmv_sell_mv(S[l], 1.0, c->x, 0.0, c->y);
+                    K++;
+                } while ((t = tool_now() - t0) < secs);
+                g[l][r] = 2.0 * (double)A->nnz * (double)K / t * 1e-9;
+            }
+        if (failed) {
+            spmv_sell_free(S[0]), spmv_sell_free(S[1]);
+            continue;
+        }
+        const spmv_sell *R = S[0];
+        const int32_t mb = (C + 7) / 8;
+        for (int64_t j = 0; R->runs > 0 && j < R->nruns; j++)
+            for (int32_t b = 0; b < mb; b++) inr += __builtin_popcount(R->runmask[j * mb + b]);
+        nch = R->nchunks;
+        {
+            spmv_sell_opts o = spmv_sell_opts_default();
+            o.C = C;
+            o.sigma = sigmas[k] > 0 ? sigmas[k] : (A->rows > 0 ? A->rows : 1);
+            o.nthreads = c->T;
+            spmv_sell *Sa = NULL;
+            if (spmv_sell_from_crs(A, &o, &Sa) == SPMV_OK) autokeeps = Sa->nruns > 0;
+            spmv_sell_free(Sa);
+        }
+        for (int r = 0; r < n; r++) q[r] = g[0][r] / g[1][r];
+        char label[48];
+        snprintf(label, sizeof label, "SELL-%d-%s", C, sigmas[k] > 0 ? "" : "rows");
+        if (sigmas[k] > 0) snprintf(label + strlen(label), sizeof label - strlen(label), "%d", sigmas[k]);
+        const double c0 = median(tc[0], n), c1 = median(tc[1], n);
+        printf("  %-14s %6.1f%% %9.1f %5s  %8.3f %8.3f %6.3f (%5.3f..%5.3f)  %9.5f %9.5f %6.2f\n", label,
+               A->nnz > 0 ? 100.0 * (double)inr / (double)A->nnz : 0.0, nch > 0 ? (double)inr / (double)nch : 0.0,
+               autokeeps ? "runs" : "none", median(g[0], n), median(g[1], n), median(q, n), minimum(q, n),
+               maximum(q, n), c0, c1, c1 > 0 ? c0 / c1 : 0.0);
+        spmv_sell_free(S[0]), spmv_sell_free(S[1]);
+    }
+}
+
 /* perm[new] = old by descending column count (in-degree), ties by index */
 static int32_t *degree_order(const spmv_crs *A)
 {
@@ -500,7 +592,7 @@ int main(int argc, char **argv)
             i++;
         } else {
             fprintf(stderr, "usage: %s FILE.mtx | FILE.csrbin | --hpcg N [-t THREADS] [--rounds R] "
-                            "[--sections threads,sell,locality,compress]\n", prog);
+                            "[--sections threads,sell,locality,compress,runs]\n", prog);
             return 2;
         }
     }
@@ -546,6 +638,10 @@ int main(int argc, char **argv)
     if (strstr(sections, "compress")) {
         const int32_t Cs[] = {8, 32, 32}, sg[] = {1, 1, 0};
         section_compress(&c, (int)rounds, Cs, sg, 3);
+    }
+    if (strstr(sections, "runs")) {
+        const int32_t Cs[] = {8, 8, 16, 16, 32, 32}, sg[] = {1, 0, 1, 0, 1, 0};
+        section_runs(&c, (int)rounds, Cs, sg, 6, 0.05);
     }
     spmv_vec_free(x);
     spmv_vec_free(y);
