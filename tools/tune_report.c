@@ -106,7 +106,7 @@ void tune_print_table(FILE *f, const tune_report *t)
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
                 p->nthreads, conv, stored, beta, meas ? p->kernel : "-", var, gf, gb, rf, pc, ec, ee, note);
     }
-    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns off, the other x access, value indices or 16-bit indices flipped (column 'variant': runs = run columns, i16 = 16-bit indices, vi = value indices); 'final': "
+    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns, value indices or 16-bit indices flipped or the other x access (column 'variant': runs = run columns, i16 = 16-bit indices, vi = value indices); 'final': "
                "the choice and CRS at the same thread count timed alternately for the speed-up; 'noisy': runs that "
                "differ by more than %.0fx also when repeated. Gflop/s: median of the timed runs after a result check "
                "against a reference loop; ", SPMV_TUNE_NOISY);

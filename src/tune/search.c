@@ -382,7 +382,7 @@ static const variant variant_auto = {-1, SPMV_X_AUTO, -1, -1, V_NONE};
 static variant variant_of(const spmv_tune_point *p, vchange change)
 {
     variant v = {p->runs, p->xaccess, p->idx16, p->vidx, change};
-    if (change == V_RUNS) v.runs = 0;
+    if (change == V_RUNS) v.runs = p->runs > 0 ? 0 : (3 * p->C + 3) / 4; /* on: auto's threshold, asked for */
     if (change == V_XACCESS) v.xaccess = p->xaccess == SPMV_X_GATHER ? SPMV_X_EMUL : SPMV_X_GATHER;
     if (change == V_VIDX) v.vidx = !p->vidx;
     if (change == V_IDX16) v.idx16 = !p->idx16;
@@ -393,7 +393,9 @@ static variant variant_of(const spmv_tune_point *p, vchange change)
 static void variant_note(char *buf, size_t size, const variant *v, const spmv_tune_point *p)
 {
     switch (v->change) {
-    case V_RUNS: snprintf(buf, size, "variant: run columns off"); break;
+    case V_RUNS:
+        snprintf(buf, size, "variant: run columns %s", v->runs == 0 ? "off" : "on");
+        break;
     case V_XACCESS:
         snprintf(buf, size, "variant: %s", p->xaccess == SPMV_X_GATHER ? "x access by hardware gather"
                                                                      : "x access emulated");
@@ -560,8 +562,15 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
             p.xaccess = S->xaccess;
             p.idx16 = S->nidx16 > 0;
             p.vidx = S->nvals > 0;
-            finish_measure(c, NULL, S, &p, -1);
-            if (stage == 8) { /* the variant first, then what the measurement noted */
+            if (v->change == V_RUNS && v->runs > 0 && S->nruns == 0) { /* the best point's matrix again */
+                p.state = SPMV_TUNE_PRUNED;
+                snprintf(p.note, sizeof p.note, "variant: run columns on: none found (not timed)");
+                spmv_sell_free(S);
+                S = NULL;
+            } else {
+                finish_measure(c, NULL, S, &p, -1);
+            }
+            if (stage == 8 && S) { /* the variant first, then what the measurement noted */
                 char old[sizeof p.note];
                 snprintf(old, sizeof old, "%s", p.note);
                 variant_note(p.note, sizeof p.note, v, &p);
@@ -914,7 +923,9 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         }
     }
     /* 8: kernel variants of the best point, built and timed as the others (a faster one becomes the best), each
-     * from the best so far: run columns off when it has them (the run loads against gathers on this matrix), the
+     * from the best so far: run columns off when it has them (the run loads against gathers on this matrix), on when
+     * it has none (the automatic rule, sell.c SELL_RUN_LANES, leaves them out where a sample says they would not pay:
+     * here they are timed), the
      * other x access for the gather columns when the family has two (hardware gather against scalar loads and
      * inserts), value indices flipped where the matrix qualifies (at most SPMV_VTAB_MAX values, the padding's 0.0
      * included; the family's kernels read them; SPMV_VIDX not set), 16-bit indices flipped where the family's
@@ -929,7 +940,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
             const spmv_kernel *k = spmv__sell_kernel_for(b.C, (spmv_xaccess)b.xaccess);
             spmv__clear_error();
             int go = 0;
-            if (ch == V_RUNS) go = b.runs > 0;
+            if (ch == V_RUNS) go = b.C >= 4 && b.C <= 64;
             else if (ch == V_XACCESS)
                 go = fam && fam->xaccess_default && (b.xaccess == SPMV_X_GATHER || b.xaccess == SPMV_X_EMUL);
             else if (ch == V_VIDX)
