@@ -437,6 +437,11 @@ typedef struct spmv_sell {
                            [longsplit[t], longsplit[t+1])) */
     const struct spmv_kernel *long_kernel; /**< internal: the CRS kernel whose partial-row entry point multiplies
                                               the CRS part (NULL when nlong = 0) */
+    double run_sample_share; /**< automatic run columns (spmv_sell_opts.runs = -1): the share of the sampled chunks'
+                                entries that run columns held, which decided whether the matrix has them (at least
+                                max(0.10, 3.2 / C) and run_sample_per_chunk >= 16: kept); -1 when no sample was
+                                taken (runs asked for or off, C outside 4..64, no memory for the sample) */
+    double run_sample_per_chunk; /**< the same sample's run-column entries per sampled chunk; -1 without a sample */
 } spmv_sell;
 
 /** Convert CRS to SELL-C-sigma. The arrays are first touched by the thread partition the multiply uses (above 2^15

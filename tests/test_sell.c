@@ -1370,9 +1370,9 @@ static void test_runs_many_keys(void)
     spmv_crs_free(A);
 }
 
-/* Automatic run columns (spmv_sell_opts.runs = -1, SELL_RUN_LANES and SELL_RUN_CHUNK_MIN in sell.c): none unless the
- * sampled chunks (an eighth, 16 to 256) hold at least max(10 %, 320 % / C) of their entries and 16 entries per chunk
- * in run columns: 40 % for C = 8, 10 % for C = 32. Rows of ndiag diagonals (columns i .. i + ndiag - 1, those below
+/* Automatic run columns (spmv_sell_opts.runs = -1, SELL_RUN_LANES in sell.c, SPMV_SELL_RUN_CHUNK_MIN in kernel.h): none
+ * unless the sampled chunks (an eighth, 16 to 256) hold at least max(10 %, 320 % / C) of their entries and 16
+ * entries per chunk in run columns: 40 % for C = 8, 10 % for C = 32. Rows of ndiag diagonals (columns i .. i + ndiag - 1, those below
  * `rows`) and nrand random columns: each diagonal is a full run column of every chunk but the last, ndiag / (ndiag +
  * nrand) of the entries, C ndiag per chunk (random columns never make a run of ceil(3C/4) lanes here; a duplicate of
  * a diagonal only raises the share). every8 > 0: the diagonals only in every 8th block of every8 rows. */
@@ -1430,6 +1430,13 @@ static void test_runs_sampled(void)
         } else {
             CU_ASSERT(S->runs == 0 && S->nruns == 0 && S->chunkruns == NULL);
         }
+        /* the sample's figures, as SPMV_VERBOSE reports them: the diagonals' share (at least: a random column on a
+         * diagonal only raises it) and C ndiag entries per chunk (the last chunk's last rows miss a few) */
+        const double share = (double)cases[c].ndiag / (double)(cases[c].ndiag + cases[c].nrand);
+        CU_ASSERT(S->run_sample_share >= (cases[c].every8 ? 0.0 : share - 0.01) && S->run_sample_share <= 1.0);
+        if (!cases[c].every8)
+            CU_ASSERT(S->run_sample_per_chunk > cases[c].C * cases[c].ndiag - 1.0 &&
+                      S->run_sample_per_chunk <= cases[c].C * cases[c].ndiag + 0.5);
         if ((S->nruns > 0) != cases[c].kept)
             printf("\n  %s: nruns %lld, expected %s", what, (long long)S->nruns, cases[c].kept ? "runs" : "none");
         spmv_sell_free(S);
@@ -1437,6 +1444,7 @@ static void test_runs_sampled(void)
         CU_ASSERT(build_check_roundtrip(A, &o, what) == 0);
         CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
         CU_ASSERT(S->runs == T && S->nruns >= S->nchunks / (cases[c].every8 ? 8 : 1));
+        CU_ASSERT(S->run_sample_share == -1.0 && S->run_sample_per_chunk == -1.0); /* no sample taken */
         spmv_sell_free(S);
         spmv_crs_free(A);
     }

@@ -39,8 +39,8 @@
 
 /* Automatic run columns (spmv_sell_opts.runs = -1): the search runs first on sell_run_sample(nchunks) chunks (256 on
  * a matrix of 2048 chunks or more, an eighth below that, at least 16 or all; one per stratum, sell_sample_chunk),
- * and the matrix gets none unless run columns hold at least sell_run_share_min(C) = max(0.10, SELL_RUN_LANES / C)
- * of those entries and SELL_RUN_CHUNK_MIN of them per chunk. Why:
+ * and the matrix gets none unless run columns hold at least spmv__sell_run_share_min(C) = max(0.10,
+ * SELL_RUN_LANES / C) of those entries and SPMV_SELL_RUN_CHUNK_MIN (kernel.h) of them per chunk. Why:
  *  - the multiply: a chunk with run columns pays a fixed cost (a second loop, masks) that its run entries must
  *    amortize. Measured on the AMD EPYC (Zen 5) VM, AVX-512, 1 thread, runs auto against off (spmv_sell_mv,
  *    medians of 7 interleaved rounds, the shared matrices, sigma = 1 and rows; the AVX2 kernels forced on the same
@@ -59,7 +59,6 @@
 #define SELL_RUN_SAMPLE 256
 #define SELL_RUN_SAMPLE_SHARE 0.10
 #define SELL_RUN_LANES 3.2
-#define SELL_RUN_CHUNK_MIN 16
 
 /* chunks the automatic run-column search samples first: an eighth, between 16 (or all) and SELL_RUN_SAMPLE */
 static int32_t sell_run_sample(int32_t nchunks)
@@ -82,7 +81,7 @@ static int32_t sell_sample_chunk(int64_t i, int64_t ns, int64_t nchunks)
 }
 
 /* the share of entries in run columns below which automatic run columns are dropped, for chunk height C */
-static double sell_run_share_min(int32_t C)
+double spmv__sell_run_share_min(int32_t C)
 {
     const double s = SELL_RUN_LANES / (double)(C > 0 ? C : 1);
     return s > SELL_RUN_SAMPLE_SHARE ? s : SELL_RUN_SAMPLE_SHARE;
@@ -1009,7 +1008,8 @@ static void vi_drop(spmv_sell *S)
 
 /* Share of A's nonzeros that run columns of threshold T would hold in SELL-C-1 (rows in their own order), from up to
  * `sample` chunks spread over the matrix (one per stratum, sell_sample_chunk; all chunks when there are fewer): the
- * model's evidence for keeping rows in order (sigma = 1) rather than sorting them. 0 when T < 1, C > 64 or A is empty; -1 when out of memory. */
+ * model's evidence for keeping rows in order (sigma = 1) rather than sorting them. 0 when T < 1, C > 64 or A is
+ * empty; -1 when out of memory. */
 double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample)
 {
     if (T < 1 || C < 1 || C > 64 || A->rows < 1 || A->nnz < 1) return 0.0;
@@ -1291,10 +1291,10 @@ static void runs_drop(spmv_sell *S, int32_t **tkey, uint8_t **tmask, int64_t **r
 }
 
 /* Whether automatic run columns of threshold T pay on S (SELL_RUN_LANES): the search on sell_run_sample(S->nchunks)
- * chunks of S (sell_sample_chunk), the lanes read as pass 1 reads them, finds at least sell_run_share_min(C) of
- * their entries and SELL_RUN_CHUNK_MIN of them per chunk in run columns. 1 yes, 0 no, -1 without memory for the
- * scratch. */
-static int sample_runs_pay(const spmv_sell *S, const spmv_crs *src, const int32_t *rowmap, const int32_t *cmap,
+ * chunks of S (sell_sample_chunk), the lanes read as pass 1 reads them, finds at least spmv__sell_run_share_min(C) of
+ * their entries and SPMV_SELL_RUN_CHUNK_MIN of them per chunk in run columns (both kept in S->run_sample_share and
+ * run_sample_per_chunk). 1 yes, 0 no, -1 without memory for the scratch. */
+static int sample_runs_pay(spmv_sell *S, const spmv_crs *src, const int32_t *rowmap, const int32_t *cmap,
                            int32_t T, int64_t widest, int64_t maxrow)
 {
     chunk_scratch sc;
@@ -1315,8 +1315,10 @@ static int sample_runs_pay(const spmv_sell *S, const spmv_crs *src, const int32_
     }
     spmv__free(tmp);
     scratch_free(&sc);
-    return (double)in_runs >= sell_run_share_min(S->C) * (double)seen &&
-           (double)in_runs >= SELL_RUN_CHUNK_MIN * (double)ns;
+    S->run_sample_share = seen > 0 ? (double)in_runs / (double)seen : 0.0;
+    S->run_sample_per_chunk = ns > 0 ? (double)in_runs / (double)ns : 0.0;
+    return (double)in_runs >= spmv__sell_run_share_min(S->C) * (double)seen &&
+           (double)in_runs >= SPMV_SELL_RUN_CHUNK_MIN * (double)ns;
 }
 
 spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **Sout)
@@ -1387,6 +1389,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     S->cols = A->cols;
     S->C = C;
     S->sigma = opts->sigma < rows ? opts->sigma : (rows > 0 ? rows : 1);
+    S->run_sample_share = S->run_sample_per_chunk = -1.0; /* no sample taken (yet) */
     S->unroll = opts->unroll;
     S->permuted = opts->permuted ? 1 : 0;
     S->nt_stores = opts->nt_stores < 0 ? (int64_t)rows * (int64_t)sizeof(double) >= SPMV_NT_AUTO_BYTES
@@ -1533,7 +1536,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         }
     }
 
-    /* automatic run columns: none where a sample finds fewer than pay (sell_run_share_min) */
+    /* automatic run columns: none where a sample finds fewer than pay (spmv__sell_run_share_min) */
     if (opts->runs < 0 && T > 0 && S->nchunks > 0) {
         if (sample_runs_pay(S, src, rowmap, cmap, T, widest, maxrow) == 0) {
             runs_drop(S, &tkey, &tmask, &roff, &T);

@@ -296,14 +296,23 @@ static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char
             if (!S)
                 fprintf(stderr, "spmv: %s: kernel %s%s\n", what, k->name, why);
             else {
-                char thr[64];
+                char thr[192];
                 char vals[96];
                 if (S->nvals > 0)
                     snprintf(vals, sizeof vals, "value indices: %d distinct values%s", S->nvals,
                              k->shape.vidx ? "" : " (not read by this kernel)");
                 else
                     snprintf(vals, sizeof vals, "plain values");
-                if (S->runs > 0) snprintf(thr, sizeof thr, "threshold %d of %d lanes", S->runs, S->C);
+                if (S->runs > 0 && S->run_sample_share >= 0)
+                    snprintf(thr, sizeof thr, "threshold %d of %d lanes; automatic: a sample had %.1f %% of its "
+                             "entries, %.1f per chunk, in them", S->runs, S->C, 100.0 * S->run_sample_share,
+                             S->run_sample_per_chunk);
+                else if (S->runs > 0) snprintf(thr, sizeof thr, "threshold %d of %d lanes", S->runs, S->C);
+                else if (S->run_sample_share >= 0)
+                    snprintf(thr, sizeof thr, "automatic: none: a sample had %.1f %% of its entries, %.1f per chunk, "
+                             "in run columns; they pay from %.0f %% and %d per chunk", 100.0 * S->run_sample_share,
+                             S->run_sample_per_chunk, 100.0 * spmv__sell_run_share_min(S->C),
+                             SPMV_SELL_RUN_CHUNK_MIN);
                 else snprintf(thr, sizeof thr, "detection off, or no run column found");
                 /* the x86 families' lean loop (kernel.h): as a one-thread multiply of the whole matrix decides */
                 const int x86 = k->arch == SPMV_ARCH_AVX512 || k->arch == SPMV_ARCH_AVX2;
