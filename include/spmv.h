@@ -293,10 +293,12 @@ typedef struct spmv_sell_opts {
                          its C lanes hold consecutive columns (lane r: column b + r); 0 = off; -1 = auto (default:
                          ceil(3C/4), the point where a run column's 8C + 4 + C/8 bytes undercut the 12 bytes per
                          entry of gather columns), and none where a sample of the chunks (an eighth, 16 to 256 of
-                         them, spread evenly) holds fewer than max(10 %, 320 % / C) of its entries in run columns
-                         (40 % for C = 8, 20 % for C = 16, 10 % for C = 32: below that the multiply measured no
-                         faster with them and the search costs more than the plain conversion; sell.c,
-                         SELL_RUN_LANES); values above C are C. Run columns need C <= 64. */
+                         them, one per stratum at a hashed offset) holds fewer than max(10 %, 320 % / C) of its
+                         entries in run columns (80 % for C = 4, 40 % for C = 8, 20 % for C = 16, 10 % for C = 32)
+                         or fewer than 16 of them per chunk: below that the multiply measured no faster with them
+                         and the search costs more than the plain conversion (sell.c, SELL_RUN_LANES;
+                         spmv_sell.run_sample_share says what the sample found); values above C are C. Run columns
+                         need C <= 64. */
     int idx16;        /**< 16-bit column indices: a chunk whose gather columns span fewer than 65536 columns also
                          stores them as 16-bit offsets from a per-chunk base, which kernels that know the format read
                          instead (10 bytes per entry instead of 12, exact results); other chunks keep 32-bit indices
@@ -440,7 +442,8 @@ typedef struct spmv_sell {
     double run_sample_share; /**< automatic run columns (spmv_sell_opts.runs = -1): the share of the sampled chunks'
                                 entries that run columns held, which decided whether the matrix has them (at least
                                 max(0.10, 3.2 / C) and run_sample_per_chunk >= 16: kept); -1 when no sample was
-                                taken (runs asked for or off, C outside 4..64, no memory for the sample) */
+                                taken (runs asked for or off, C outside 4..64, a matrix without chunks, no memory for
+                                the sample) */
     double run_sample_per_chunk; /**< the same sample's run-column entries per sampled chunk; -1 without a sample */
 } spmv_sell;
 

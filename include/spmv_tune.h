@@ -156,8 +156,9 @@ SPMV_API spmv_status spmv_tune_stored(const spmv_crs *A, int32_t C, int32_t sigm
 SPMV_API spmv_status spmv_tune_default_chunk_height(const spmv_machine *m, int32_t *C);
 
 /** Model default for sigma: 1 when run columns (default threshold ceil(3C/4), 4 <= C <= 64) would hold at least
- * half the nonzeros with the rows in their own order (estimated from 256 chunks spread over the matrix): sorting
- * would break them up. Otherwise the smallest window of spmv_tune_sigma_list(C, rows) whose padding is within 1 % of
+ * half the nonzeros with the rows in their own order, and as many as automatic run columns need to be kept
+ * (spmv_sell_opts.runs: max(10 %, 320 %/C) of the entries and 16 per chunk), estimated from 256 chunks, one per
+ * stratum of the matrix: sorting would break them up. Otherwise the smallest window of spmv_tune_sigma_list(C, rows) whose padding is within 1 % of
  * nnz of the padding a global sort leaves: (stored(sigma) - stored(rows)) <= 0.01 nnz. A larger window only scatters
  * rows further apart (x and y locality) without saving traffic. 1 for an empty matrix.
  * Errors: SPMV_ERR_ARG (NULL, C < 1), SPMV_ERR_NOMEM. */

@@ -107,6 +107,9 @@ static int cmp_i32(const void *a, const void *b)
 
 /* Every structural invariant of S built from A with opts; order = incoming order (identity when NULL, else the
  * RCM permutation). Returns the number of failed checks (also reported through CUnit). */
+/* SELL matrices with run columns that check_sell checked chunk by chunk (the round trips assert they saw some) */
+static long n_run_checked;
+
 static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opts *o, const int32_t *order)
 {
     int bad = 0;
@@ -156,12 +159,20 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
 
     /* run columns: the threshold used (auto: ceil(3C/4) for 4 <= C <= 64) */
     int32_t T = o->runs < 0 ? (C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0) : o->runs > C ? C : o->runs;
-    /* auto: none where the conversion's sample found fewer than pay (when exactly: test_runs_sampled) */
+    /* auto: none where the conversion's sample found fewer than pay (when exactly: test_runs_sampled): then the
+     * sample's figures are below the documented rule, max(10 %, 320 % / C) of its entries or 16 per chunk */
+    if (o->runs < 0 && T > 0 && S->nchunks > 0) {
+        const double share_min = 3.2 / C > 0.10 ? 3.2 / C : 0.10;
+        CHK(S->run_sample_share >= 0.0 && S->run_sample_per_chunk >= 0.0);
+        if (S->runs == 0) CHK(S->run_sample_share < share_min || S->run_sample_per_chunk < 16.0);
+        else CHK(S->run_sample_share >= share_min && S->run_sample_per_chunk >= 16.0);
+    }
     if (o->runs < 0 && S->runs == 0) T = 0;
     /* T lanes; or 0 (chunkruns NULL) when no chunk has a run column of T lanes -- checked per chunk below */
     CHK(S->runs == T || (S->runs == 0 && S->nruns == 0));
     CHK((S->runs == 0) == (S->chunkruns == NULL));
     if (bad) return bad;
+    n_run_checked += S->nruns > 0;
 
     /* chunks and entries, against the layout spmv.h documents, recomputed here naively: per lane the row's columns
      * in stored numbering, ascending; keys (column - lane) shared by >= T lanes are the run columns, ascending; the
@@ -390,6 +401,7 @@ static int build_check_roundtrip(const spmv_crs *A, const spmv_sell_opts *o, con
         return 1;
     }
     int bad = check_sell(A, S, o, NULL);
+    CU_ASSERT(bad == 0); /* the layout against spmv.h (each finding printed by check_sell) */
     spmv_crs *B = NULL;
     st = spmv_sell_to_crs(S, &B);
     CU_ASSERT(st == SPMV_OK);
@@ -550,6 +562,7 @@ static void test_sigma_extremes(void)
 /* CRS -> SELL -> CRS identity and all invariants over many C, sigma, unroll, both vector orders. */
 static void test_roundtrip_generated(void)
 {
+    const long runs0 = n_run_checked;
     spmv_crs *mats[12];
     const char *names[12];
     int n = 0;
@@ -590,6 +603,8 @@ static void test_roundtrip_generated(void)
                     for (int permuted = 0; permuted <= 1; permuted++) {
                         spmv_sell_opts o = opts_of(C, sigmas[s], unroll, permuted);
                         o.nthreads = (int)(1 + (c + s) % 2);
+                        /* the run layouts whatever the automatic rule decides: asked for in half the builds */
+                        if (permuted && C >= 4 && C <= 64) o.runs = (3 * C + 3) / 4;
                         bad += build_check_roundtrip(mats[m], &o, names[m]);
                         if (bad > 5) break;
                     }
@@ -597,11 +612,13 @@ static void test_roundtrip_generated(void)
         if (bad) printf("\n  %s: %d failures", names[m], bad);
         spmv_crs_free(mats[m]);
     }
+    CU_ASSERT(n_run_checked > runs0); /* run layouts were among those checked */
 }
 
 static void test_roundtrip_shared(void)
 {
     if (!tu_need_shared("SELL round trips on the shared matrices")) return;
+    const long runs0 = n_run_checked;
     const char *files[] = {"mm-edge/sell_ragged.mtx", "mm-edge/one_dense_row.mtx", "mm-edge/explicit_zeros.mtx",
                            "mm-edge/zero_rows.mtx", "mm-edge/nan_inf.mtx", "mm-edge/row_vector.mtx",
                            "mm-edge/skew_coord.mtx", "mm-edge/pattern_general.mtx", "karate.mtx", "lp_afiro.mtx",
@@ -621,12 +638,14 @@ static void test_roundtrip_shared(void)
             for (size_t s = 0; s < 4; s++)
                 for (int permuted = 0; permuted <= 1; permuted++) {
                     spmv_sell_opts o = opts_of(C, sigmas[s], 1 + (int)((s + c) % 2), permuted);
+                    if (permuted && C >= 4 && C <= 64) o.runs = (3 * C + 3) / 4; /* as in test_roundtrip */
                     bad += build_check_roundtrip(A, &o, files[f]);
                 }
         }
         if (bad) printf("\n  %s: %d failures", files[f], bad);
         spmv_crs_free(A);
     }
+    CU_ASSERT(n_run_checked > runs0); /* run layouts were among those checked */
 }
 
 /* permuted = 1 on a square matrix stores A' = P A P^T: compare with spmv_crs_permute entry by entry. */

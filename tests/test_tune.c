@@ -926,7 +926,8 @@ static void test_tune_run(void)
     int unsure = 0; /* a point skipped for the budget, or a variant pruned or failed: the counts are not asserted */
     for (int32_t i = 0; i < r.npoints; i++)
         unsure |= r.points[i].state == SPMV_TUNE_SKIPPED ||
-                  (r.points[i].stage == 8 && r.points[i].state != SPMV_TUNE_MEASURED);
+                  (r.points[i].stage == 8 && r.points[i].state != SPMV_TUNE_MEASURED &&
+                   !strstr(r.points[i].note, "none found (not timed)")); /* run columns on: nothing to time */
     const char *vienv = getenv("SPMV_VIDX");
     if (unsure) {
         printf("\n  (a point skipped or a variant not measured: the value- and 16-bit-index variants are not asserted) ");

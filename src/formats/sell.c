@@ -1008,10 +1008,11 @@ static void vi_drop(spmv_sell *S)
 
 /* Share of A's nonzeros that run columns of threshold T would hold in SELL-C-1 (rows in their own order), from up to
  * `sample` chunks spread over the matrix (one per stratum, sell_sample_chunk; all chunks when there are fewer): the
- * model's evidence for keeping rows in order (sigma = 1) rather than sorting them. 0 when T < 1, C > 64 or A is
- * empty; -1 when out of memory. */
-double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample)
+ * model's evidence for keeping rows in order (sigma = 1) rather than sorting them; *per_chunk (unless NULL) = their
+ * run entries per sampled chunk. 0 when T < 1, C > 64 or A is empty; -1 when out of memory. */
+double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample, double *per_chunk)
 {
+    if (per_chunk) *per_chunk = 0.0;
     if (T < 1 || C < 1 || C > 64 || A->rows < 1 || A->nnz < 1) return 0.0;
     const int64_t nch = ((int64_t)A->rows + C - 1) / C;
     const int64_t ns = sample > 0 && nch > sample ? sample : nch; /* sell_sample_chunk */
@@ -1041,6 +1042,7 @@ double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sam
         seen += pos;
     }
     scratch_free(&sc);
+    if (per_chunk) *per_chunk = ns > 0 ? (double)in_runs / (double)ns : 0.0;
     return seen > 0 ? (double)in_runs / (double)seen : 0.0;
 }
 

@@ -439,7 +439,7 @@ static double entry_bytes_lower(tctx *c, int32_t C, const variant *v, int64_t st
     if (v->runs != 0 && k < 7 && (1 << k) == C) {
         if (c->run_share[k] < 0) {
             const int32_t T = v->runs > 0 ? v->runs : (3 * C + 3) / 4;
-            const double s = spmv__sell_run_share(A, C, T < C ? T : C, 1024);
+            const double s = spmv__sell_run_share(A, C, T < C ? T : C, 1024, NULL);
             c->run_share[k] = s > 0 ? s : 0;
         }
         share = c->run_share[k];

@@ -13,7 +13,7 @@
 spmv_status spmv__sell_auto_params(const spmv_crs *A, spmv_sell_opts *o);
 
 /* Share of A's nonzeros in run columns of threshold T in SELL-C-1 from a sample of chunks (src/formats/sell.c). */
-double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample);
+double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sample, double *per_chunk);
 
 /* The record of recs[0..n) for machine h and matrix f, preferring one measured in vector order `permuted`, the last
  * one on ties (a later import overrides an earlier one; a database holds one per order); -1 when none matches
