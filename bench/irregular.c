@@ -430,6 +430,10 @@ static void section_runs(ctx *c, int rounds, const int32_t *Cs, const int32_t *s
            rounds, secs, c->T);
     printf("  %-14s %7s %9s %5s  %8s %8s %6s %13s  %9s %9s %6s\n", "format", "share", "per chunk", "auto",
            "Gf/s on", "Gf/s off", "on/off", "(min..max)", "conv on s", "conv off", "ratio");
+    if (A->nnz == 0) {
+        printf("  no nonzeros: nothing to time\n");
+        return;
+    }
     omp_set_num_threads(c->T);
     for (int k = 0; k < ncfg; k++) {
         const int32_t C = Cs[k], T = C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0;
