@@ -87,6 +87,13 @@ double spmv__sell_run_share_min(int32_t C)
     return s > SELL_RUN_SAMPLE_SHARE ? s : SELL_RUN_SAMPLE_SHARE;
 }
 
+/* the automatic rule: run columns pay at chunk height C where a sample has `share` of its entries and `per_chunk`
+ * per chunk in them */
+int spmv__sell_runs_pay(int32_t C, double share, double per_chunk)
+{
+    return share >= spmv__sell_run_share_min(C) && per_chunk >= SPMV_SELL_RUN_CHUNK_MIN;
+}
+
 spmv_sell_opts spmv_sell_opts_default(void)
 {
     spmv_sell_opts o;
@@ -1292,10 +1299,9 @@ static void runs_drop(spmv_sell *S, int32_t **tkey, uint8_t **tmask, int64_t **r
     S->runs = 0;
 }
 
-/* Whether automatic run columns of threshold T pay on S (SELL_RUN_LANES): the search on sell_run_sample(S->nchunks)
- * chunks of S (sell_sample_chunk), the lanes read as pass 1 reads them, finds at least spmv__sell_run_share_min(C) of
- * their entries and SPMV_SELL_RUN_CHUNK_MIN of them per chunk in run columns (both kept in S->run_sample_share and
- * run_sample_per_chunk). 1 yes, 0 no, -1 without memory for the scratch. */
+/* Whether automatic run columns of threshold T pay on S (spmv__sell_runs_pay of what the search on
+ * sell_run_sample(S->nchunks) chunks of S (sell_sample_chunk), the lanes read as pass 1 reads them, finds; both
+ * figures kept in S->run_sample_share and run_sample_per_chunk). 1 yes, 0 no, -1 without memory for the scratch. */
 static int sample_runs_pay(spmv_sell *S, const spmv_crs *src, const int32_t *rowmap, const int32_t *cmap,
                            int32_t T, int64_t widest, int64_t maxrow)
 {
@@ -1319,8 +1325,7 @@ static int sample_runs_pay(spmv_sell *S, const spmv_crs *src, const int32_t *row
     scratch_free(&sc);
     S->run_sample_share = seen > 0 ? (double)in_runs / (double)seen : 0.0;
     S->run_sample_per_chunk = ns > 0 ? (double)in_runs / (double)ns : 0.0;
-    return (double)in_runs >= spmv__sell_run_share_min(S->C) * (double)seen &&
-           (double)in_runs >= SPMV_SELL_RUN_CHUNK_MIN * (double)ns;
+    return spmv__sell_runs_pay(S->C, S->run_sample_share, S->run_sample_per_chunk);
 }
 
 spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **Sout)
@@ -1503,6 +1508,29 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
         if (e > widest) widest = e;
         if (roff) roff[k + 1] = roff[k] + e / T;
     }
+
+    /* column map for the symmetric permutation A' = P A P^T (square matrices only) */
+    const spmv_crs *src = A;     /* the rows the passes read: A's through rowmap, or B's in stored order */
+    const int32_t *rowmap = S->perm;
+    if (S->permuted && square && rows > 0) {
+        cmap = S->iperm;
+        /* B = the rows in stored order with columns renumbered and sorted, made once in parallel: both passes then
+         * read rows in order instead of gathering A's rows through perm and sorting every lane twice (RCM's
+         * conversion was 3-4x the plain one). Without the memory the passes map and sort as they go. */
+        if (A->nnz >= SELL_PARALLEL_MIN && build_permuted(A, S, &Bp) == 0) {
+            src = &Bp;
+            rowmap = NULL;
+            cmap = NULL;
+        }
+    }
+
+    /* automatic run columns: none where a sample finds fewer than pay (spmv__sell_runs_pay); before the run arrays
+     * are allocated */
+    if (opts->runs < 0 && T > 0 && S->nchunks > 0) {
+        if (sample_runs_pay(S, src, rowmap, cmap, T, widest, maxrow) == 0) {
+            runs_drop(S, &tkey, &tmask, &roff, &T);
+        }
+    }
     if (roff) {
         if (roff[S->nchunks] > 0) {
             tkey = spmv__malloc((size_t)roff[S->nchunks] * sizeof *tkey);
@@ -1520,28 +1548,6 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the run-column counts of %d chunks", fn,
                              S->nchunks);
             goto fail;
-        }
-    }
-
-    /* column map for the symmetric permutation A' = P A P^T (square matrices only) */
-    const spmv_crs *src = A;     /* the rows the passes read: A's through rowmap, or B's in stored order */
-    const int32_t *rowmap = S->perm;
-    if (S->permuted && square && rows > 0) {
-        cmap = S->iperm;
-        /* B = the rows in stored order with columns renumbered and sorted, made once in parallel: both passes then
-         * read rows in order instead of gathering A's rows through perm and sorting every lane twice (RCM's
-         * conversion was 3-4x the plain one). Without the memory the passes map and sort as they go. */
-        if (A->nnz >= SELL_PARALLEL_MIN && build_permuted(A, S, &Bp) == 0) {
-            src = &Bp;
-            rowmap = NULL;
-            cmap = NULL;
-        }
-    }
-
-    /* automatic run columns: none where a sample finds fewer than pay (spmv__sell_run_share_min) */
-    if (opts->runs < 0 && T > 0 && S->nchunks > 0) {
-        if (sample_runs_pay(S, src, rowmap, cmap, T, widest, maxrow) == 0) {
-            runs_drop(S, &tkey, &tmask, &roff, &T);
         }
     }
 

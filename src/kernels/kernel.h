@@ -86,9 +86,12 @@ const spmv_kernel *spmv__sell_kernel_for(int32_t C, spmv_xaccess x);
  * family's default for this CPU. */
 spmv_xaccess spmv__sell_xaccess(int opts_xaccess);
 /* The share of a chunk sample's entries in run columns from which automatic run columns are kept, for chunk height C
- * (src/formats/sell.c, SELL_RUN_LANES); they also need SPMV_SELL_RUN_CHUNK_MIN run entries per sampled chunk. */
+ * (src/formats/sell.c, SELL_RUN_LANES); they also need SPMV_SELL_RUN_CHUNK_MIN run entries per sampled chunk.
+ * spmv__sell_runs_pay: both conditions, 1 where a sample with `share` of its entries and `per_chunk` per chunk in run
+ * columns keeps them. */
 double spmv__sell_run_share_min(int32_t C);
 #define SPMV_SELL_RUN_CHUNK_MIN 16
+int spmv__sell_runs_pay(int32_t C, double share, double per_chunk);
 
 /* A family's x-access choice, measured: probe(emul, idx, x, reps) runs `reps` passes of 64 hardware (emul = 0) or
  * emulated (emul = 1) gathers from x at idx (64 indices into 256 doubles, 32-byte aligned); the faster variant over 7

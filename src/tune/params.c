@@ -379,13 +379,12 @@ static spmv_status default_sigma(const spmv_crs *A, int32_t C, int32_t *sigma, i
         return SPMV_OK;
     }
     /* rows in their own order keep the run columns (stencils, FEM blocks): when runs would hold at least half the
-     * nonzeros at sigma = 1 (default threshold, 256 sample chunks) and as many as the automatic rule keeps (sell.c:
-     * spmv__sell_run_share_min(C) of the entries and SPMV_SELL_RUN_CHUNK_MIN per chunk), sorting would break them:
-     * sigma = 1 */
+     * nonzeros at sigma = 1 (default threshold, 256 sample chunks) and as many as the automatic rule keeps
+     * (spmv__sell_runs_pay), sorting would break them: sigma = 1 */
     const int32_t T = C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0;
     double per_chunk = 0;
     const double share = T > 0 ? spmv__sell_run_share(A, C, T, 256, &per_chunk) : 0.0;
-    if (T > 0 && share >= 0.5 && share >= spmv__sell_run_share_min(C) && per_chunk >= SPMV_SELL_RUN_CHUNK_MIN) {
+    if (T > 0 && share >= 0.5 && spmv__sell_runs_pay(C, share, per_chunk)) {
         *sigma = 1;
         return stored_many(A, C, sigma, 1, 1, NULL, stored, fn) ? SPMV_ERR_NOMEM
                : (*stored_glob = *stored, SPMV_OK);
