@@ -77,14 +77,22 @@ spec() {
         f="$data/lap2d_2000.mtx"
         if [ ! -s "$f" ]; then
             echo "generating $f" >&2
-            /usr/bin/python3 "$shared/peers/gen_hpcg.py" lap2d 2000 2000 "$f.tmp" >&2 && mv "$f.tmp" "$f"
+            /usr/bin/python3 "$shared/peers/gen_hpcg.py" lap2d 2000 2000 "$f.tmp" >&2 && mv "$f.tmp" "$f" ||
+                { echo "model-vs-measurement.sh: cannot generate $f" >&2; exit 1; }
         fi
         echo "$f" ;;
     powerlaw)
         f="$data/powerlaw_2M.mtx"
         if [ ! -s "$f" ]; then
             echo "generating $f" >&2
-            "$shared/peers/gen_irregular" powerlaw 2097152 16 2.3 12345 "$f.tmp" >&2 && mv "$f.tmp" "$f"
+            # the peers' generator, built here from its source (shared/ is read-only and holds no binaries)
+            gen="$data/gen_irregular"
+            if [ ! -x "$gen" ]; then
+                cc -O2 -o "$gen" "$shared/peers/gen_irregular.c" -lm >&2 ||
+                    { echo "model-vs-measurement.sh: cannot build $gen from $shared/peers/gen_irregular.c" >&2; exit 1; }
+            fi
+            "$gen" powerlaw 2097152 16 2.3 12345 "$f.tmp" >&2 && mv "$f.tmp" "$f" ||
+                { echo "model-vs-measurement.sh: cannot generate $f" >&2; exit 1; }
         fi
         echo "$f" ;;
     *) echo "model-vs-measurement.sh: unknown matrix '$1'" >&2; exit 2 ;;
@@ -108,8 +116,9 @@ vx() { case "$1" in *-gather) echo gather ;; *-emul) echo emul ;; *) echo "" ;; 
 echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where" > "$csv"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+failed=0
 for m in $mats; do
-    s=$(spec "$m")
+    s=$(spec "$m") || exit 1
     for v in $variants; do
         x=$(vx "$v")
         # shellcheck disable=SC2086
@@ -117,6 +126,7 @@ for m in $mats; do
             --runs "$runs" --machine "$machine" --model > "$tmp" 2>&1; then
             echo "model-vs-measurement.sh: $m $v failed:" >&2
             tail -3 "$tmp" >&2
+            failed=$((failed + 1))
             continue
         fi
         # one record per thread count: threads, time (min), perf (median), roofline, ECM, the data's placement
@@ -157,3 +167,7 @@ awk -F, -v machine="$(basename "$machine")" '
                  okm, nm, nm ? 100 * okm / nm : 0, okc, nc, nc ? 100 * okc / nc : 0 }' "$csv" > "$tmp"
 if [ "$out" = - ]; then cat "$tmp"; else cp "$tmp" "$out"; fi
 echo "csv: $csv" >&2
+if [ "$failed" -gt 0 ]; then
+    echo "model-vs-measurement.sh: $failed matrix/variant runs failed (above); the table lacks them" >&2
+    exit 1
+fi
