@@ -1536,6 +1536,46 @@ static void test_nt_auto(void)
     free(val);
 }
 
+/* The x86 lean loop's sample (spmv__sell_lean_wanted, kernel.h) on a grid whose period a fixed stride hits: laplace2d
+ * 2000 x 64, SELL-8-1: a grid row is 250 chunks, and its first and last chunk are not full (lane 0 has no left
+ * neighbour, lane 7 no right one): 128 of 16 000 chunks. A stride of 16 000 / 32 = 500 chunks sampled only grid rows'
+ * first chunks (0 of 32 full). Halves and quarters of the chunks (thread ranges) too; a grid of 8 columns (every
+ * chunk a grid row) has no full chunk and no lean loop. */
+static void test_lean_sample(void)
+{
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_gen_laplace2d(2000, 64, &A) == SPMV_OK);
+    spmv_sell_opts o = spmv_sell_opts_default();
+    o.C = 8;
+    o.sigma = 1;
+    o.runs = 6;
+    spmv_sell *S = NULL;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(S->nchunks, 16000);
+    CU_ASSERT_FATAL(S->chunkruns != NULL && SPMV_SELL_DIRECT(S));
+    int32_t full = 0;
+    for (int32_t k = 0; k < S->nchunks; k++) full += S->chunkfull[k] == S->chunklen[k];
+    CU_ASSERT_EQUAL(full, 16000 - 128);
+    CU_ASSERT_EQUAL(spmv__sell_lean_wanted(S, 0, S->nchunks, SPMV_SELL_LEAN_LEN), 1);
+    for (int parts = 2; parts <= 4; parts *= 2)
+        for (int p = 0; p < parts; p++)
+            CU_ASSERT_EQUAL(spmv__sell_lean_wanted(S, S->nchunks / parts * p, S->nchunks / parts * (p + 1),
+                                                   SPMV_SELL_LEAN_LEN), 1);
+    CU_ASSERT_EQUAL(spmv__sell_lean_wanted(S, 0, S->nchunks, 3), 0); /* chunks longer than maxlen */
+    CU_ASSERT_EQUAL(spmv__sell_lean_wanted(S, 250, 251, SPMV_SELL_LEAN_LEN), 0); /* a grid row's first chunk */
+    CU_ASSERT_EQUAL(spmv__sell_lean_wanted(S, 251, 260, SPMV_SELL_LEAN_LEN), 1);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+    CU_ASSERT_FATAL(spmv_gen_laplace2d(8, 2000, &A) == SPMV_OK);
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+    full = 0;
+    for (int32_t k = 0; k < S->nchunks; k++) full += S->chunkfull[k] == S->chunklen[k];
+    CU_ASSERT_EQUAL(full, 0);
+    CU_ASSERT_EQUAL(spmv__sell_lean_wanted(S, 0, S->nchunks, SPMV_SELL_LEAN_LEN), 0);
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+}
+
 int main(void)
 {
     tu_suite("sell", (tu_case[]){{"defaults", test_defaults},
@@ -1555,6 +1595,7 @@ int main(void)
                                  {"run detection with more candidate keys than a batch", test_runs_many_keys},
                                  {"automatic run columns: only where a sample says they pay", test_runs_sampled},
                                  {"value indices (CSR-VI)", test_value_indices},
+                                 {"the lean loop's sample of full run-column chunks", test_lean_sample},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
     return tu_run();
