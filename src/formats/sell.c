@@ -1489,7 +1489,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
 
     /* run columns: the threshold T in lanes (auto: ceil(3C/4) for 4 <= C <= 64, else none) */
     int32_t T = opts->runs;
-    if (T < 0) T = C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0;
+    if (T < 0) T = spmv__sell_run_threshold(C);
     if (T > C) T = C;
     S->runs = T;
     S->xaccess = spmv__sell_xaccess(opts->xaccess);

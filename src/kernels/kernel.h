@@ -91,6 +91,9 @@ spmv_xaccess spmv__sell_xaccess(int opts_xaccess);
  * columns keeps them. */
 double spmv__sell_run_share_min(int32_t C);
 #define SPMV_SELL_RUN_CHUNK_MIN 16
+/* The automatic run-column threshold (spmv_sell_opts.runs = -1) for chunk height C: ceil(3C/4) lanes for 4 <= C <= 64,
+ * else 0 (no run columns). */
+static inline int32_t spmv__sell_run_threshold(int32_t C) { return C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0; }
 int spmv__sell_runs_pay(int32_t C, double share, double per_chunk);
 
 /* A family's x-access choice, measured: probe(emul, idx, x, reps) runs `reps` passes of 64 hardware (emul = 0) or
@@ -200,7 +203,8 @@ int32_t spmv__sell_count_values(const double *val, int64_t n, int zero);
  * loop hands each chunk to the lean loop first. Elsewhere a pure chunk among others would cost more in the branches
  * into and out of the lean loop than the loop saves (SELL-8-1 on rajat01, bcsstk13, hangGlider_2 lost 2-5 % with
  * every chunk handed over, Zen 5). The sample: one chunk of each of 32 strata of max(1, (c1 - c0) / 32) chunks, at an
- * offset a multiplicative hash of the stratum picks (no division). A fixed stride aliased with a grid's period: lap2d
+ * offset a multiplicative hash of the stratum picks (as the conversion's sell_sample_chunk in sell.c, which takes the
+ * offset by a remainder; this check runs in every multiply, so it scales the hash instead: no division). A fixed stride aliased with a grid's period: lap2d
  * 2000^2, SELL-8-1, 1 thread: every 15 625th chunk from 0 is the first of a grid row every other time, so 16 of 32
  * sampled chunks were not full where 99.2 % of the chunks are, and the lean loop was skipped (6.2 Gflop/s against
  * 17-21 on 2 threads, whose halves sampled at other offsets; Zen 5). */

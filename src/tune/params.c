@@ -381,7 +381,7 @@ static spmv_status default_sigma(const spmv_crs *A, int32_t C, int32_t *sigma, i
     /* rows in their own order keep the run columns (stencils, FEM blocks): when runs would hold at least half the
      * nonzeros at sigma = 1 (default threshold, 256 sample chunks) and as many as the automatic rule keeps
      * (spmv__sell_runs_pay), sorting would break them: sigma = 1 */
-    const int32_t T = C >= 4 && C <= 64 ? (3 * C + 3) / 4 : 0;
+    const int32_t T = spmv__sell_run_threshold(C);
     double per_chunk = 0;
     const double share = T > 0 ? spmv__sell_run_share(A, C, T, 256, &per_chunk) : 0.0;
     if (T > 0 && share >= 0.5 && spmv__sell_runs_pay(C, share, per_chunk)) {

@@ -382,7 +382,7 @@ static const variant variant_auto = {-1, SPMV_X_AUTO, -1, -1, V_NONE};
 static variant variant_of(const spmv_tune_point *p, vchange change)
 {
     variant v = {p->runs, p->xaccess, p->idx16, p->vidx, change};
-    if (change == V_RUNS) v.runs = p->runs > 0 ? 0 : (3 * p->C + 3) / 4; /* on: auto's threshold, asked for */
+    if (change == V_RUNS) v.runs = p->runs > 0 ? 0 : spmv__sell_run_threshold(p->C); /* on: auto's, asked for */
     if (change == V_XACCESS) v.xaccess = p->xaccess == SPMV_X_GATHER ? SPMV_X_EMUL : SPMV_X_GATHER;
     if (change == V_VIDX) v.vidx = !p->vidx;
     if (change == V_IDX16) v.idx16 = !p->idx16;
