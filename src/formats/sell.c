@@ -182,6 +182,7 @@ typedef struct chunk_scratch {
     int32_t *hused;   /* SELL_RUN_HASH / 2: the slots taken, in order */
     uint64_t *dcand;  /* SELL_RUN_HASH + 1: the taken keys of chunk_runs_direct and chunk_runs_hash ... */
     uint64_t *dmask;  /* ... and their lanes */
+    uint64_t *dbits;  /* SELL_RUN_HASH / 64: chunk_runs_direct's taken keys as bits (zero between chunks) */
 } chunk_scratch;
 
 /* Candidate keys chunk_runs examines at a time (the scratch holds this many, whatever the chunk's size; an entry's
@@ -214,6 +215,7 @@ static void scratch_free(chunk_scratch *sc)
     spmv__free(sc->hused);
     spmv__free(sc->dcand);
     spmv__free(sc->dmask);
+    spmv__free(sc->dbits);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -246,10 +248,11 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
         sc->hused = spmv__malloc(SELL_RUN_HASH / 2 * sizeof *sc->hused);
         sc->dcand = spmv__malloc((SELL_RUN_HASH + 1) * sizeof *sc->dcand);
         sc->dmask = spmv__malloc((SELL_RUN_HASH + 1) * sizeof *sc->dmask);
+        sc->dbits = spmv__calloc(SELL_RUN_HASH / 64, sizeof *sc->dbits);
     }
     if (!sc->col || !sc->val || !sc->start || !sc->lc || !sc->lv || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
         !sc->rmask || !sc->rbits || !sc->rdst || !sc->rhit || !sc->bkey || !sc->bkey2 || !sc->bbits ||
-        (T > 0 && (!sc->hkey || !sc->hbits || !sc->hused || !sc->dcand || !sc->dmask))) {
+        (T > 0 && (!sc->hkey || !sc->hbits || !sc->hused || !sc->dcand || !sc->dmask || !sc->dbits))) {
         scratch_free(sc);
         return -1;
     }
@@ -335,6 +338,16 @@ static inline int pop64(uint64_t x)
 #if defined(__POPCNT__) || defined(__aarch64__)
     return __builtin_popcountll(x);
 #else
+    static const uint8_t pop8[256] = {
+#define SPMV_P2(n) n, n + 1, n + 1, n + 2
+#define SPMV_P4(n) SPMV_P2(n), SPMV_P2(n + 1), SPMV_P2(n + 1), SPMV_P2(n + 2)
+#define SPMV_P6(n) SPMV_P4(n), SPMV_P4(n + 1), SPMV_P4(n + 1), SPMV_P4(n + 2)
+        SPMV_P6(0), SPMV_P6(1), SPMV_P6(1), SPMV_P6(2)
+#undef SPMV_P6
+#undef SPMV_P4
+#undef SPMV_P2
+    };
+    if (x < 256) return pop8[x]; /* the lanes of a chunk of C <= 8: one load (the branch goes one way per C) */
     x = x - ((x >> 1) & 0x5555555555555555ull);
     x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
@@ -470,20 +483,29 @@ static void sort_u64(uint64_t *a, int32_t n)
     }
 }
 
+/* The smallest and largest key (column - lane) of the chunk's lanes in sc (every lane ascending: its first and last
+ * keys bound it); lo > hi where every lane is empty */
+static inline void chunk_key_span(int32_t C, const chunk_scratch *sc, int64_t *lo, int64_t *hi)
+{
+    *lo = INT64_MAX, *hi = INT64_MIN;
+    for (int32_t r = 0; r < C; r++)
+        if (sc->len[r] > 0) {
+            if ((int64_t)sc->lc[r][0] - r < *lo) *lo = (int64_t)sc->lc[r][0] - r;
+            if ((int64_t)sc->lc[r][sc->len[r] - 1] - r > *hi) *hi = (int64_t)sc->lc[r][sc->len[r] - 1] - r;
+        }
+}
+
 /* chunk_runs' search for chunks of neither fast path whose keys span at most SELL_RUN_HASH values (the
  * unstructured chunks of a banded or in-cache matrix): the hash table's words indexed by key - (smallest key)
  * directly, so every entry costs one load, an or and a store, with neither hash nor probe. Then the pivot lanes' keys
  * (each key of T lanes is in one) in order: a key's first visit takes it where T or more lanes hold it, and clears
- * its word, so a later visit finds 0; the other lanes' words are cleared after. The taken keys sorted. What the hash
+ * its word, so a later visit finds 0; the other lanes' words are cleared after. The taken keys in order (sorted, or
+ * walked in a bitmap where there are many). What the hash
  * and batch searches find, in the same order. 0 (sc untouched) when the keys span more. */
 static int chunk_runs_direct(int32_t C, int32_t T, chunk_scratch *sc)
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int32_t r = 0; r < C; r++) /* every lane ascending: its first and last keys bound it */
-        if (sc->len[r] > 0) {
-            if ((int64_t)sc->lc[r][0] - r < lo) lo = (int64_t)sc->lc[r][0] - r;
-            if ((int64_t)sc->lc[r][sc->len[r] - 1] - r > hi) hi = (int64_t)sc->lc[r][sc->len[r] - 1] - r;
-        }
+    int64_t lo, hi;
+    chunk_key_span(C, sc, &lo, &hi);
     if (lo > hi || hi - lo >= SELL_RUN_HASH) return 0;
     const int32_t P = T <= C ? C - T + 1 : 0; /* pivot lanes (T > C: none, no run) */
     const int64_t base = lo;
@@ -510,15 +532,39 @@ static int chunk_runs_direct(int32_t C, int32_t T, chunk_scratch *sc)
             nr += pop64(m) >= T;
         }
     }
-    for (int32_t r = P; r < C; r++) {
-        const int32_t *restrict c = sc->lc[r];
-        const int64_t off = base + (int64_t)r; /* int64: base + r may pass INT32_MAX in an empty lane */
-        for (int32_t p = 0, n = sc->len[r]; p < n; p++) tb[c[p] - off] = 0;
+    int64_t rest = 0; /* the other lanes' words: one by one, or the whole span where it is shorter than 2 per entry */
+    for (int32_t r = P; r < C; r++) rest += sc->len[r];
+    if (hi - lo < 2 * rest) {
+        memset(tb, 0, (size_t)(hi - lo + 1) * sizeof *tb);
+    } else {
+        for (int32_t r = P; r < C; r++) {
+            const int32_t *restrict c = sc->lc[r];
+            const int64_t off = base + (int64_t)r; /* int64: base + r may pass INT32_MAX in an empty lane */
+            for (int32_t p = 0, n = sc->len[r]; p < n; p++) tb[c[p] - off] = 0;
+        }
     }
-    sort_u64(cand, nr);
     const int32_t mb = mask_bytes(C);
-    for (int32_t j = 0; j < nr; j++)
-        run_add(sc, mb, (int32_t)(base + (int64_t)(cand[j] >> 32)), dm[(uint32_t)cand[j]]);
+    if (nr <= 32) { /* few: an insertion sort */
+        sort_u64(cand, nr);
+        for (int32_t j = 0; j < nr; j++)
+            run_add(sc, mb, (int32_t)(base + (int64_t)(cand[j] >> 32)), dm[(uint32_t)cand[j]]);
+    } else { /* many (mbeacxc: 45 per chunk of SELL-8-rows): in key order from a bitmap of the span, each key's
+                index parked in its (zeroed) word of the table; qsort's calls cost more than the search */
+        uint64_t *restrict bm = sc->dbits; /* zero between chunks */
+        for (int32_t j = 0; j < nr; j++) {
+            const uint64_t s = cand[j] >> 32;
+            tb[s] = (uint64_t)j + 1;
+            bm[s >> 6] |= (uint64_t)1 << (s & 63);
+        }
+        for (int64_t w = 0; w <= (hi - lo) >> 6; w++) {
+            for (uint64_t h = bm[w]; h; h &= h - 1) {
+                const int64_t s = w * 64 + __builtin_ctzll(h);
+                run_add(sc, mb, (int32_t)(base + s), dm[tb[s] - 1]);
+                tb[s] = 0;
+            }
+            bm[w] = 0;
+        }
+    }
     runs_rest(C, sc);
     return 1;
 }
@@ -671,6 +717,72 @@ static inline int32_t lane_find(const int32_t *c, int32_t lo, int32_t n, int64_t
     return (int32_t)(b - c) + (*b < col);
 }
 
+/* The gather columns of lane r from slot j on, padded to the chunk's length L: `last` (the lane's last gather column,
+ * -1 where it has none), else its first column, else (an empty lane) the column of lane `best` in the same slot,
+ * which is filled before (0 in lane best itself) */
+static inline void fill_gather_pad(int32_t *restrict gcol, double *restrict gval, int32_t C, int32_t L, int32_t r,
+                                   int32_t best, int32_t j, int32_t last, const int32_t *c, int32_t n)
+{
+    if (last < 0 && n > 0) last = c[0]; /* every entry is in a run: pad with one of them */
+    for (; j < L; j++) {
+        const int64_t at = (int64_t)j * C + r;
+        gcol[at] = last >= 0 ? last : r != best ? gcol[(int64_t)j * C + best] : 0;
+        gval[at] = 0.0;
+    }
+}
+
+/* sell_fill_chunk's lanes where the chunk's keys (column - lane) span fewer than SELL_RUN_HASH values: each run's
+ * key marks its slot in chunk_runs' zeroed table (sc->hbits: 1 + the stored position of the run column; cleared
+ * again after), and each lane's entries go in one pass without a branch on the data: to their run column's slot
+ * where the table has their key, else to the next gather slot. A run's mask holds exactly the lanes that have its
+ * key (every search of chunk_runs takes a key's mask from all lanes), so a lane's entry of a run key is that run's.
+ * The lanes without an entry in a run column are padded first. The same layout as the search per run below (one
+ * binary search per lane and run: hangGlider_2, SELL-8-1, 4 200 instructions per chunk against 1 400 of the plain
+ * fill, callgrind). 0 (nothing written) where the keys span more or no table is there. */
+static int fill_by_slots(spmv_sell *S, chunk_scratch *sc, int32_t k, int32_t best)
+{
+    const int32_t C = S->C, L = S->chunklen[k], R = sc->nrun;
+    uint64_t *restrict slot = sc->hbits;
+    if (!slot) return 0;
+    int64_t lo, hi;
+    chunk_key_span(C, sc, &lo, &hi);
+    if (hi < lo || hi - lo >= SELL_RUN_HASH) return 0;
+    int32_t *restrict gcol = S->col + S->chunkptr[k];
+    double *restrict gval = S->val + S->chunkptr[k];
+    const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
+    const uint64_t *restrict rb = sc->rbits;
+    const uint64_t full = lanes_all(C);
+    for (int32_t j = 0; j < R; j++) {
+        slot[rk[j] - lo] = (uint64_t)rd[j] + 1;
+        for (uint64_t h = full & ~rb[j]; h; h &= h - 1) { /* the run's padding lanes */
+            const int32_t r = __builtin_ctzll(h);
+            const int64_t at = (int64_t)rd[j] * C + r;
+            gcol[at] = run_pad_col(rk[j], r, S->cols, rb[j]);
+            gval[at] = 0.0;
+        }
+    }
+    for (int32_t q = 0; q < C; q++) {
+        const int32_t r = q == 0 ? best : q <= best ? q - 1 : q;
+        const int32_t *restrict c = sc->lc[r];
+        const double *restrict v = sc->lv[r];
+        const int32_t n = sc->len[r];
+        const int64_t off = lo + r;
+        int64_t j = R;
+        int32_t last = -1;
+        for (int32_t p = 0; p < n; p++) {
+            const uint64_t s = slot[c[p] - off];
+            const int64_t at = (s ? (int64_t)s - 1 : j) * C + r;
+            j += s == 0;
+            last = s ? last : c[p];
+            gcol[at] = c[p];
+            gval[at] = v[p];
+        }
+        fill_gather_pad(gcol, gval, C, L, r, best, (int32_t)j, last, c, n);
+    }
+    for (int32_t j = 0; j < R; j++) slot[rk[j] - lo] = 0;
+    return 1;
+}
+
 /* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs or chunk_runs_replay of the same chunk).
  * The run columns are stored full ones first (chunkfull[k]: the kernels read x there without masks, which costs a
  * load each; about 10-20 % of an in-cache stencil multiply on an Intel Xeon, AVX-512), each group in the key order of
@@ -721,6 +833,7 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
     int32_t best = 0;
     for (int32_t r = 1; r < C; r++)
         if (sc->rest[r] > sc->rest[best]) best = r;
+    if (R > 0 && fill_by_slots(S, sc, k, best)) return;
     const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
     const uint64_t *restrict rb = sc->rbits;
     int32_t *restrict hit = sc->rhit;
@@ -757,12 +870,7 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
             if (p1 > p0) last = c[p1 - 1];
             p0 = p1 + 1;
         }
-        if (last < 0 && n > 0) last = c[0]; /* every entry is in a run: pad with one of them */
-        for (; j < L; j++) {
-            const int64_t at = (int64_t)j * C + r;
-            gcol[at] = last >= 0 ? last : r != best ? gcol[(int64_t)j * C + best] : 0;
-            gval[at] = 0.0;
-        }
+        fill_gather_pad(gcol, gval, C, L, r, best, j, last, c, n);
     }
 }
 
