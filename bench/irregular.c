@@ -1,7 +1,7 @@
 /* spmv-irregular: the measurements behind issue 14 (irregular matrices) for one matrix, every configuration timed
  * in interleaved rounds so that a slow phase of a shared machine hits all of them alike.
  *
- *   spmv-irregular FILE.mtx | FILE.csrbin | --hpcg N [-t THREADS] [--rounds R] [--sections LIST]
+ *   spmv-irregular FILE.mtx | FILE.csrbin | --hpcg N [-t THREADS] [--rounds R] [--sections LIST] [--repeat N]
  *
  * FILE.csrbin: the binary CSR cache the peers harness writes with PEERS_BINCACHE=1 (magic PCSRBIN1, int32 rows,
  * int32 cols, int64 nnz, int32 rowptr[rows+1], int32 col[nnz], double val[nnz]); a 700 MB .mtx takes minutes to parse.
@@ -19,7 +19,9 @@
  *   compress  (not in the default list; issue 15) the conversion to SELL-8-1, SELL-32-1 and SELL-32-rows with the
  *             compressed indices (the defaults: run columns, 16-bit indices, value indices; and each alone) against
  *             the plain format, interleaved:
- *             median seconds, their ratio, the declared bytes per nonzero of each.
+ *             median seconds, their ratio, the declared bytes per nonzero of each. --repeat N times N conversions
+ *             (and the frees between them) per round and reports seconds per conversion: the figures of a small
+ *             matrix (tens of microseconds) then rise above the clock's and the first touch's noise.
  *   runs      (not in the default list) whether run columns pay: SELL-8/16/32 at sigma 1 and rows, the share of the
  *             nonzeros in run columns and their entries per chunk, whether the automatic rule keeps them, the
  *             multiply with them against without (alternating, 0.05 s each per round) and the two conversions.
@@ -356,12 +358,13 @@ static void section_sell(ctx *c, int rounds, const int32_t *Cs, const int32_t *s
 enum { CF_PLAIN, CF_IDX16, CF_RUNS, CF_VIDX, CF_ALL, CF_N };
 static const char *const cf_name[CF_N] = {"plain", "idx16", "runs", "vidx", "all"};
 
-static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_t *sigmas, int ncfg)
+static void section_compress(ctx *c, int rounds, long reps, const int32_t *Cs, const int32_t *sigmas, int ncfg)
 {
     spmv_crs *A = c->A;
-    printf("\n## compress: conversion time, compressed forms against plain (%d rounds, interleaved, %d threads): "
-           "idx16 = 16-bit indices alone, runs = run columns alone, vidx = value indices alone, all = the defaults\n",
-           rounds, c->T);
+    printf("\n## compress: conversion time, compressed forms against plain (%d rounds, interleaved, %d threads, "
+           "%ld conversion(s) per timing): idx16 = 16-bit indices alone, runs = run columns alone, vidx = value "
+           "indices alone, all = the defaults\n",
+           rounds, c->T, reps);
     printf("  %-16s %9s", "format", "plain s");
     for (int f = CF_IDX16; f < CF_N; f++) printf(" %9s %5s", cf_name[f], "ratio");
     printf("  B/nonzero plain / idx16 / runs / vidx / all; kernel of all\n");
@@ -381,9 +384,14 @@ static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_
                 o.idx16 = f == CF_IDX16 ? 1 : f == CF_ALL ? -1 : 0; /* alone: forced on */
                 o.vidx = f == CF_VIDX ? 1 : f == CF_ALL ? -1 : 0;
                 spmv_sell *s = NULL;
+                spmv_status st = SPMV_OK;
                 const double t0 = tool_now();
-                spmv_status st = spmv_sell_from_crs(A, &o, &s);
-                t[f][r] = tool_now() - t0;
+                for (long q = 0; q < reps && st == SPMV_OK; q++) { /* the last one is kept and checked */
+                    spmv_sell_free(s);
+                    s = NULL;
+                    st = spmv_sell_from_crs(A, &o, &s);
+                }
+                t[f][r] = (tool_now() - t0) / (double)reps;
                 if (st) {
                     printf("  SELL-%d-%d (%s): refused: %s\n", o.C, o.sigma, cf_name[f], spmv_last_error());
                     failed = 1;
@@ -409,10 +417,10 @@ static void section_compress(ctx *c, int rounds, const int32_t *Cs, const int32_
         snprintf(label, sizeof label, "SELL-%d-%s", o.C, sigmas[k] > 0 ? "" : "rows");
         if (sigmas[k] > 0) snprintf(label + strlen(label), sizeof label - strlen(label), "%d", o.sigma);
         const double p = median(t[CF_PLAIN], n);
-        printf("  %-16s %9.4f", label, p);
+        printf("  %-16s %9.3g", label, p);
         for (int f = CF_IDX16; f < CF_N; f++) {
             const double q = median(t[f], n);
-            printf(" %9.4f %5.2f", q, p > 0 ? q / p : 0.0);
+            printf(" %9.3g %5.2f", q, p > 0 ? q / p : 0.0);
         }
         printf("  %.3g / %.3g / %.3g / %.3g / %.3g; %s\n", bpn[0], bpn[1], bpn[2], bpn[3], bpn[4], kname);
     }
@@ -578,7 +586,7 @@ static void section_locality(ctx *c, int rounds)
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *sections = "threads,sell,locality";
-    long T = 2, rounds = 7;
+    long T = 2, rounds = 7, reps = 1;
     char hpcgbuf[160];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -591,12 +599,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--rounds") && v) {
             if (!tool_parse_int(prog, a, v, 1, 1000, &rounds)) return 2;
             i++;
+        } else if (!strcmp(a, "--repeat") && v) {
+            if (!tool_parse_int(prog, a, v, 1, 1000000, &reps)) return 2;
+            i++;
         } else if (!strcmp(a, "--sections") && v) {
             sections = v;
             i++;
         } else {
             fprintf(stderr, "usage: %s FILE.mtx | FILE.csrbin | --hpcg N [-t THREADS] [--rounds R] "
-                            "[--sections threads,sell,locality,compress,runs]\n", prog);
+                            "[--sections threads,sell,locality,compress,runs] [--repeat N]\n", prog);
             return 2;
         }
     }
@@ -641,7 +652,7 @@ int main(int argc, char **argv)
     if (strstr(sections, "locality")) section_locality(&c, (int)rounds);
     if (strstr(sections, "compress")) {
         const int32_t Cs[] = {8, 32, 32}, sg[] = {1, 1, 0};
-        section_compress(&c, (int)rounds, Cs, sg, 3);
+        section_compress(&c, (int)rounds, reps, Cs, sg, 3);
     }
     if (strstr(sections, "runs")) {
         const int32_t Cs[] = {8, 8, 16, 16, 32, 32}, sg[] = {1, 0, 1, 0, 1, 0};
