@@ -204,10 +204,10 @@ int32_t spmv__sell_count_values(const double *val, int64_t n, int zero);
  * into and out of the lean loop than the loop saves (SELL-8-1 on rajat01, bcsstk13, hangGlider_2 lost 2-5 % with
  * every chunk handed over, Zen 5). The sample: one chunk of each of 32 strata of max(1, (c1 - c0) / 32) chunks, at an
  * offset a multiplicative hash of the stratum picks (as the conversion's sell_sample_chunk in sell.c, which takes the
- * offset by a remainder; this check runs in every multiply, so it scales the hash instead: no division). A fixed stride aliased with a grid's period: lap2d
- * 2000^2, SELL-8-1, 1 thread: every 15 625th chunk from 0 is the first of a grid row every other time, so 16 of 32
- * sampled chunks were not full where 99.2 % of the chunks are, and the lean loop was skipped (6.2 Gflop/s against
- * 17-21 on 2 threads, whose halves sampled at other offsets; Zen 5). */
+ * offset by a remainder; this check runs in every multiply, so it scales the hash instead: no division). A fixed
+ * stride aliased with a grid's period: lap2d 2000^2, SELL-8-1, 1 thread: every 15 625th chunk from 0 is the first of
+ * a grid row every other time, so 16 of 32 sampled chunks were not full where 99.2 % of the chunks are, and the lean
+ * loop was skipped (6.2 Gflop/s against 17-21 on 2 threads, whose halves sampled at other offsets; Zen 5). */
 #define SPMV_SELL_LEAN_LEN 16 /* the longest chunk (columns) the lean loop takes in both families */
 static inline int spmv__sell_lean_wanted(const spmv_sell *S, int32_t c0, int32_t c1, int32_t maxlen)
 {
