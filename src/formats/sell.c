@@ -219,8 +219,13 @@ static void scratch_free(chunk_scratch *sc)
     memset(sc, 0, sizeof *sc);
 }
 
-/* Room for chunks of up to `entries` entries and runs of threshold T (T < 1: none); 0 on success. */
-static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries)
+/* Room for chunks of up to `entries` entries and runs of threshold T (T < 1: none); search 0: only the fill's slot
+ * table (sc->hbits: the second pass replays stored runs and searches nothing), else chunk_runs' tables too. The
+ * search tables hold at most one word per entry of a chunk (+ 1): HPCG 16^3, SELL-8-1, chunks of 216 entries, 3.4 KiB
+ * instead of 176 KiB per scratch (three per conversion), which grew the heap past glibc's trim threshold, so that it
+ * shrank and grew again in every conversion (7 brk calls each; repeated conversions took 3.4 ms instead of 0.30 on
+ * 1 core of the Zen 5 VM). 0 on success. */
+static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries, int search)
 {
     memset(sc, 0, sizeof *sc);
     sc->cap = entries > 0 ? entries : 1;
@@ -242,17 +247,23 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
     sc->bkey = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey);
     sc->bkey2 = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey2);
     sc->bbits = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bbits);
-    if (T > 0) { /* chunk_runs_hash's table: only where runs are searched (not for the plain fill) */
+    search = search && T > 0;
+    if (T > 0) sc->hbits = spmv__calloc(SELL_RUN_HASH, sizeof *sc->hbits); /* not for the plain fill */
+    if (search) { /* chunk_runs' tables: the taken keys (direct search: one per pivot entry + 1, at most
+                     SELL_RUN_HASH + 1), the hash search's slots (SELL_RUN_HASH) and the slots it took (one per pivot
+                     entry, at most SELL_RUN_HASH / 2) */
+        const size_t nc = (size_t)(sc->cap < SELL_RUN_HASH ? sc->cap + 1 : SELL_RUN_HASH + 1);
+        const size_t nu = (size_t)(sc->cap < SELL_RUN_HASH / 2 ? sc->cap : SELL_RUN_HASH / 2);
         sc->hkey = spmv__malloc(SELL_RUN_HASH * sizeof *sc->hkey);
-        sc->hbits = spmv__calloc(SELL_RUN_HASH, sizeof *sc->hbits);
-        sc->hused = spmv__malloc(SELL_RUN_HASH / 2 * sizeof *sc->hused);
-        sc->dcand = spmv__malloc((SELL_RUN_HASH + 1) * sizeof *sc->dcand);
-        sc->dmask = spmv__malloc((SELL_RUN_HASH + 1) * sizeof *sc->dmask);
+        sc->hused = spmv__malloc(nu * sizeof *sc->hused);
+        sc->dcand = spmv__malloc(nc * sizeof *sc->dcand);
+        sc->dmask = spmv__malloc(nc * sizeof *sc->dmask);
         sc->dbits = spmv__calloc(SELL_RUN_HASH / 64, sizeof *sc->dbits);
     }
     if (!sc->col || !sc->val || !sc->start || !sc->lc || !sc->lv || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
         !sc->rmask || !sc->rbits || !sc->rdst || !sc->rhit || !sc->bkey || !sc->bkey2 || !sc->bbits ||
-        (T > 0 && (!sc->hkey || !sc->hbits || !sc->hused || !sc->dcand || !sc->dmask || !sc->dbits))) {
+        (T > 0 && !sc->hbits) ||
+        (search && (!sc->hkey || !sc->hused || !sc->dcand || !sc->dmask || !sc->dbits))) {
         scratch_free(sc);
         return -1;
     }
@@ -441,17 +452,35 @@ static int chunk_runs_subset(int32_t C, int32_t T, chunk_scratch *sc)
     uint64_t *bits = sc->bbits;
     memset(bits, 0, (size_t)n * sizeof *bits);
     const int64_t lo = (int64_t)c0[0] - ref, span = (int64_t)c0[n - 1] - ref - lo; /* the longest lane's keys */
-    if (span < SELL_RUN_HASH && sc->hbits) {
-        /* each key of that lane marks its index in chunk_runs_hash's zeroed table, and every entry of every lane
-         * looks its key up there (a branch that fails only where this path gives up): HPCG 32^3, SELL-8-1, where
-         * half the chunks touch a grid edge, the merge below took 23 instructions per entry (callgrind) */
-        uint64_t *restrict tb = sc->hbits;
-        for (int32_t i = 0; i < n; i++) tb[(int64_t)c0[i] - ref - lo] = (uint64_t)i + 1;
-        int sub = 1;
-        for (int32_t r = 0; r < C && sub; r++) {
-            const int32_t *restrict c = sc->lc[r];
-            const uint64_t lane = (uint64_t)1 << r;
-            for (int32_t p = 0, m = sc->len[r]; p < m; p++) {
+    const int direct = span < SELL_RUN_HASH && sc->hbits;
+    uint64_t *restrict tb = sc->hbits;
+    uint64_t same = 0; /* the lanes of the longest lane's keys */
+    int tab = 0, sub = 1;
+    for (int32_t r = 0; r < C && sub; r++) {
+        const int32_t *restrict c = sc->lc[r];
+        const int32_t m = sc->len[r];
+        const uint64_t lane = (uint64_t)1 << r;
+        if (m == n) {
+            /* the longest lane's keys (a grid row of the same neighbours: HPCG 16^3, SELL-8-1, 7 lanes of 8) hold
+             * every candidate: one branch-free comparison of the whole lane (vectorizable; c - r == c0 - ref compared
+             * modulo 2^32, where both sides span fewer than 2^32 values) and the lane's bit into every mask after */
+            const uint32_t d = (uint32_t)r - (uint32_t)ref;
+            uint32_t diff = 0;
+            for (int32_t p = 0; p < n; p++) diff |= ((uint32_t)c[p] - d) ^ (uint32_t)c0[p];
+            if (!diff) {
+                same |= lane;
+                continue;
+            }
+        }
+        if (direct) {
+            /* each key of the longest lane marks its index in chunk_runs_hash's zeroed table (on the first lane that
+             * needs it), and every entry of the other lanes looks its key up there (a branch that fails only where
+             * this path gives up): HPCG 32^3, SELL-8-1, where half the chunks touch a grid edge, the merge below took
+             * 23 instructions per entry (callgrind) */
+            if (!tab)
+                for (int32_t i = 0; i < n; i++) tb[(int64_t)c0[i] - ref - lo] = (uint64_t)i + 1;
+            tab = 1;
+            for (int32_t p = 0; p < m; p++) {
                 const uint64_t s = (uint64_t)((int64_t)c[p] - r - lo);
                 const uint64_t i = s <= (uint64_t)span ? tb[s] : 0;
                 if (!i) {
@@ -460,24 +489,24 @@ static int chunk_runs_subset(int32_t C, int32_t T, chunk_scratch *sc)
                 }
                 bits[i - 1] |= lane;
             }
-        }
-        for (int32_t i = 0; i < n; i++) tb[(int64_t)c0[i] - ref - lo] = 0;
-        if (!sub) return 0;
-    } else {
-        for (int32_t r = 0; r < C; r++) {
-            const int32_t *c = sc->lc[r];
-            const int32_t m = sc->len[r];
+        } else {
             for (int32_t p = 0, i = 0; p < m; p++, i++) { /* both ascending: i ends past this lane's key */
                 const int32_t key = c[p] - r;
                 while (i < n && c0[i] - ref < key) i++;
-                if (i == n || c0[i] - ref != key) return 0;
-                bits[i] |= (uint64_t)1 << r;
+                if (i == n || c0[i] - ref != key) {
+                    sub = 0;
+                    break;
+                }
+                bits[i] |= lane;
             }
         }
     }
+    if (tab)
+        for (int32_t i = 0; i < n; i++) tb[(int64_t)c0[i] - ref - lo] = 0;
+    if (!sub) return 0;
     const int32_t mb = mask_bytes(C);
     for (int32_t i = 0; i < n; i++)
-        if (pop64(bits[i]) >= T) run_add(sc, mb, c0[i] - ref, bits[i]);
+        if (pop64(bits[i] | same) >= T) run_add(sc, mb, c0[i] - ref, bits[i] | same);
     runs_rest(C, sc);
     return 1;
 }
@@ -1167,7 +1196,7 @@ double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sam
         if (A->rowptr[r1] - A->rowptr[r0] > widest) widest = A->rowptr[r1] - A->rowptr[r0];
     }
     chunk_scratch sc;
-    if (scratch_init(&sc, C, T, widest) != 0) return -1.0;
+    if (scratch_init(&sc, C, T, widest, 1) != 0) return -1.0;
     int64_t in_runs = 0, seen = 0;
     for (int64_t q = 0; q < ns; q++) {
         const int64_t r0 = sell_sample_chunk(q, ns, nch) * C;
@@ -1444,7 +1473,7 @@ static int sample_runs_pay(spmv_sell *S, const spmv_crs *src, const int32_t *row
 {
     chunk_scratch sc;
     colval *tmp = NULL;
-    if (scratch_init(&sc, S->C, T, widest) != 0) return -1;
+    if (scratch_init(&sc, S->C, T, widest, 1) != 0) return -1;
     if (cmap && maxrow > 32 && !(tmp = spmv__malloc((size_t)maxrow * sizeof *tmp))) {
         scratch_free(&sc);
         return -1;
@@ -1699,7 +1728,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     {
         chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed: scratch_free frees nothing */
         colval *tmp = NULL;
-        int ok = T == 0 || scratch_init(&sc, C, T, widest) == 0;
+        int ok = T == 0 || scratch_init(&sc, C, T, widest, 1) == 0;
         if (ok && T > 0 && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
         if (!ok) failed = 1;
 #pragma omp for schedule(dynamic, 256)
@@ -1858,7 +1887,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed */
             colval *tmp = NULL;
             const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;
-            int ok = cstored == 0 || scratch_init(&sc, C, T, widest) == 0;
+            int ok = cstored == 0 || scratch_init(&sc, C, T, widest, !roff) == 0; /* replayed: no search */
             if (ok && cmap && need > 32) ok = (tmp = spmv__malloc((size_t)need * sizeof *tmp)) != NULL;
             if (!ok) failed = 1;
             for (int32_t t = t0; ok && t < nparts; t += nt) {
