@@ -19,7 +19,7 @@
  *    promise what no whole multiply reaches;
  *  - the streaming kernels run at working sets of half of L1, then max(4x the cache above, half the geometric
  *    mean of it and this cache) for L2 and L3 (make_levels), and 4x (quick) or 8x the last-level cache, at
- *    least 64 / 256 MiB, for memory; each with unroll factors 1, 2, 4, 8, 16 and arrays aligned to 1024 bytes,
+ *    least 256 MiB (quick) / 1 GiB, for memory; each with unroll factors 1, 2, 4, 8, 16 and arrays aligned to 1024 bytes,
  *    the paper's choice (staggered by 1 KiB so that no two arrays alias modulo 4 KiB);
  *  - the bandwidth curve runs LOAD, COPY and TRIAD on 1..N threads pinned one per core, compactly, inside the
  *    first NUMA domain (OMP_PLACES/OMP_PROC_BIND are honoured when set), on a memory-sized working set split
@@ -414,7 +414,12 @@ static void make_levels(const bench_opts *o, bench_results *r)
     int64_t mem = o->mem_bytes;
     if (mem <= 0) {
         mem = (o->quick ? 4 : 8) * llc_total;
-        int64_t floor = (int64_t)256 << 20; /* a cyclic sweep of 64 MiB still hits a 32 MiB L3 (AMD Zen 5) */
+        /* a cyclic sweep of 64 MiB still hits a 32 MiB L3 (AMD Zen 5); and on the Zen 5 VM reads of 256 MiB still
+         * come faster than the plateau (spmv-machine's read at 256 MiB against 1 GiB, 5 interleaved rounds, medians,
+         * 1 / 2 threads: 40.3 / 74.8 against 34.2 / 61.4 GB/s; the peers' read-only STREAM, whose sum reads one of
+         * its three arrays: 40 / 68 GB/s over 85 MiB, 36 / 79 over 171, 34 / 64 over 341, 34 / 63 over 683;
+         * BENCHMARKS.md, 2026-12-05 05:01): 1 GiB unless --quick */
+        int64_t floor = (int64_t)(o->quick ? 256 : 1024) << 20;
         if (mem < floor) mem = floor;
         if (mem > phys_bytes() / 4) mem = phys_bytes() / 4;
     }
