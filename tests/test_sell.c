@@ -991,6 +991,76 @@ static void oom_sell(const spmv_crs *A, const spmv_sell_opts *o)
     CU_ASSERT(n > 0 && n < 200);
 }
 
+/* The stored layout of S and R alike: chunk offsets, every stored column and value (bit for bit), the run columns'
+ * bases, masks and counts, the 16-bit indices where the kernels read them */
+static int same_layout(const spmv_sell *S, const spmv_sell *R)
+{
+    if (S->nchunks != R->nchunks || S->stored != R->stored || S->nruns != R->nruns) return 0;
+    const int64_t n = S->chunkptr[S->nchunks], mb = (S->C + 7) / 8;
+    if (memcmp(S->chunkptr, R->chunkptr, ((size_t)S->nchunks + 1) * sizeof *S->chunkptr) != 0) return 0;
+    if (n > 0 && (memcmp(S->col, R->col, (size_t)n * sizeof *S->col) || memcmp(S->val, R->val, (size_t)n * 8))) return 0;
+    if ((S->chunkruns == NULL) != (R->chunkruns == NULL) || (S->col16 == NULL) != (R->col16 == NULL)) return 0;
+    if (S->chunkruns && memcmp(S->chunkruns, R->chunkruns, (size_t)S->nchunks * sizeof *S->chunkruns)) return 0;
+    if (S->nruns > 0 && (memcmp(S->runbase, R->runbase, (size_t)S->nruns * sizeof *S->runbase) ||
+                         memcmp(S->runmask, R->runmask, (size_t)(S->nruns * mb)))) return 0;
+    if (!S->col16) return 1;
+    /* 16-bit indices: the chunks' bases, and the indices at the gather positions (the run columns' are not written) */
+    for (int32_t k = 0; k < S->nchunks; k++) {
+        if (S->colbase[k] != R->colbase[k]) return 0;
+        const int64_t p0 = S->chunkptr[k] + (int64_t)(S->chunkruns ? S->chunkruns[k] : 0) * S->C;
+        if (S->colbase[k] >= 0 && S->chunkptr[k + 1] > p0 &&
+            memcmp(S->col16 + p0, R->col16 + p0, (size_t)(S->chunkptr[k + 1] - p0) * sizeof *S->col16))
+            return 0;
+    }
+    return 1;
+}
+
+/* Each allocation failing alone (the ones after it succeed): NOMEM with *S NULL, or the same layout as without a
+ * failure where the conversion goes on without an optional array -- pass 1's stored runs (roff, tkey, tmask: pass 2
+ * searches the chunks again, with the whole search scratch, instead of replaying them). HPCG 6^3 and a random matrix
+ * with run columns asked for, C = 8, 1 and 2 threads. */
+static void test_out_of_memory_once(void)
+{
+    spmv_crs *M[2];
+    CU_ASSERT_FATAL(spmv_gen_hpcg(6, 6, 6, &M[0]) == SPMV_OK);
+    M[1] = random_crs(300, 300, 9, 77);
+    for (int m = 0; m < 2; m++)
+        for (int t = 1; t <= 2; t++) {
+            spmv_sell_opts o = opts_of(8, 1, 1, 0);
+            o.runs = m == 0 ? 6 : 2;
+            o.vidx = 0;
+            o.idx16 = 1;
+            o.nthreads = t;
+            spmv_sell *R = NULL;
+            spmv__alloc_fail_after(-1);
+            CU_ASSERT_FATAL(spmv_sell_from_crs(M[m], &o, &R) == SPMV_OK);
+            const long made = spmv__alloc_fail_after(-1);
+            CU_ASSERT(R->nruns > 0);
+            int went_on = 0, failed = 0;
+            for (long n = 0; n < made; n++) {
+                spmv_sell *S = (spmv_sell *)1;
+                spmv__alloc_fail_only(n);
+                spmv_status st = spmv_sell_from_crs(M[m], &o, &S);
+                spmv__alloc_fail_after(-1);
+                if (st == SPMV_OK) {
+                    went_on++;
+                    CU_ASSERT(same_layout(S, R));
+                    CU_ASSERT(check_sell(M[m], S, &o, NULL) == 0);
+                    spmv_sell_free(S);
+                } else {
+                    failed++;
+                    CU_ASSERT(st == SPMV_ERR_NOMEM && S == NULL);
+                }
+            }
+            /* roff, tkey and tmask are optional (and the 64-bit table of the sample, where there is none: runs asked) */
+            CU_ASSERT(went_on >= 3);
+            CU_ASSERT(failed > 0);
+            spmv_sell_free(R);
+        }
+    spmv_crs_free(M[0]);
+    spmv_crs_free(M[1]);
+}
+
 static void test_out_of_memory(void)
 {
     spmv_crs *A = random_crs(90, 90, 7, 61);
@@ -1590,6 +1660,7 @@ int main(void)
                                  {"set_threads, beta, padding", test_set_threads_and_stats},
                                  {"argument errors", test_arg_errors},
                                  {"out of memory", test_out_of_memory},
+                                 {"out of memory, one allocation alone (optional arrays)", test_out_of_memory_once},
                                  {"chunks that store nothing (col, val, runbase not NULL)", test_empty_chunks},
                                  {"non-temporal y stores: auto from 16 MiB of y", test_nt_auto},
                                  {"run detection with more candidate keys than a batch", test_runs_many_keys},

@@ -177,10 +177,10 @@ typedef struct chunk_scratch {
     int32_t *rhit;    /* rcap: sell_fill_chunk's positions of one lane's run entries */
     int32_t *bkey, *bkey2; /* SELL_RUN_BATCH: candidate keys of one batch of chunk_runs, and a merge buffer */
     uint64_t *bbits;  /* SELL_RUN_BATCH: the lanes holding each candidate key */
-    int32_t *hkey;    /* SELL_RUN_HASH: chunk_runs_hash's table, open addressing: a key ... */
-    uint64_t *hbits;  /* ... and its lanes (0: the slot is free; every slot free between chunks) */
-    int32_t *hused;   /* SELL_RUN_HASH / 2: the slots taken, in order */
-    uint64_t *dcand;  /* SELL_RUN_HASH + 1: the taken keys of chunk_runs_direct and chunk_runs_hash ... */
+    int32_t *hkey;    /* SELL_RUN_HASH: chunk_runs_hash's table, open addressing: a key ... (the search only) */
+    uint64_t *hbits;  /* ... and its lanes (0: the slot is free; every slot free between chunks; the fill's slots) */
+    int32_t *hused;   /* min(cap, SELL_RUN_HASH / 2): the slots taken, in order */
+    uint64_t *dcand;  /* min(cap, SELL_RUN_HASH) + 1: the taken keys of chunk_runs_direct and chunk_runs_hash ... */
     uint64_t *dmask;  /* ... and their lanes */
     uint64_t *dbits;  /* SELL_RUN_HASH / 64: chunk_runs_direct's taken keys as bits (zero between chunks) */
 } chunk_scratch;

@@ -17,12 +17,22 @@
 
 static atomic_long alloc_count = 0;  /* allocations since the last spmv__alloc_fail_after */
 static atomic_long fail_at = -1;     /* ordinal of the first failing allocation, -1: never */
+static atomic_int fail_once = 0;     /* 1: only allocation fail_at fails (spmv__alloc_fail_only) */
 
 size_t spmv_alignment(void) { return SPMV_ALIGNMENT; }
 
 long spmv__alloc_fail_after(long n)
 {
     long made = atomic_exchange(&alloc_count, 0);
+    atomic_store(&fail_once, 0);
+    atomic_store(&fail_at, n);
+    return made;
+}
+
+long spmv__alloc_fail_only(long n)
+{
+    long made = atomic_exchange(&alloc_count, 0);
+    atomic_store(&fail_once, 1);
     atomic_store(&fail_at, n);
     return made;
 }
@@ -50,7 +60,7 @@ void *spmv__malloc(size_t bytes)
     if (bytes > phys_bytes() / 2) return NULL;
     long k = atomic_fetch_add(&alloc_count, 1);
     long f = atomic_load(&fail_at);
-    if (f >= 0 && k >= f) return NULL;
+    if (f >= 0 && (atomic_load(&fail_once) ? k == f : k >= f)) return NULL;
     /* big arrays (matrix entries, vectors of millions of rows): aligned to 2 MiB and marked for transparent huge
      * pages, so that first touch faults once per 2 MiB instead of once per 4 KiB (most of a fresh conversion's time
      * was page faults; issue 17). Where THP is off the advice does nothing. */

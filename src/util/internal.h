@@ -22,6 +22,10 @@ void spmv__free(void *p);
  * n < 0 switches failure injection off. Returns the number of allocations made since the last call. */
 long spmv__alloc_fail_after(long n);
 
+/* Test hook: only the allocation with ordinal n (0-based, counted from this call) fails, the ones after it succeed
+ * (the paths that go on without an optional array); n < 0 switches failure injection off. Returns as above. */
+long spmv__alloc_fail_only(long n);
+
 /* Record an error for spmv_last_error() and return status (so: return spmv__error(SPMV_ERR_ARG, "...")). */
 spmv_status spmv__error(spmv_status status, const char *fmt, ...) SPMV_PRINTF(2, 3);
 void spmv__clear_error(void);
