@@ -182,7 +182,9 @@ typedef struct chunk_scratch {
     int32_t *hused;   /* min(cap, SELL_RUN_HASH / 2): the slots taken, in order */
     uint64_t *dcand;  /* min(cap, SELL_RUN_HASH) + 1: the taken keys of chunk_runs_direct and chunk_runs_hash ... */
     uint64_t *dmask;  /* ... and their lanes */
-    uint64_t *dbits;  /* SELL_RUN_HASH / 64: chunk_runs_direct's taken keys as bits (zero between chunks) */
+    uint64_t *dbits;  /* hsize / 64 (rounded up): chunk_runs_direct's taken keys as bits (zero between chunks) */
+    int64_t hsize;    /* words of hbits (and hkey): SELL_RUN_HASH, or cols + C where that is less (a chunk's keys,
+                         column - lane, span fewer than cols + C values) */
 } chunk_scratch;
 
 /* Candidate keys chunk_runs examines at a time (the scratch holds this many, whatever the chunk's size; an entry's
@@ -219,16 +221,20 @@ static void scratch_free(chunk_scratch *sc)
     memset(sc, 0, sizeof *sc);
 }
 
-/* Room for chunks of up to `entries` entries and runs of threshold T (T < 1: none); search 0: only the fill's slot
+/* Room for chunks of up to `entries` entries of a matrix of `cols` columns and runs of threshold T (T < 1: none); the
+ * key tables hold SELL_RUN_HASH words, or cols + C where that is less (HPCG 8^3, SELL-8-1, repeated conversions on
+ * 1 core of the Zen 5 VM: 0.41 -> 0.10 ms, the plain one 0.028; glibc still trims and grows the heap twice in each
+ * there, strace); search 0: only the fill's slot
  * table (sc->hbits: the second pass replays stored runs and searches nothing), else chunk_runs' tables too. The
  * search tables hold at most one word per entry of a chunk (+ 1): HPCG 16^3, SELL-8-1, chunks of 216 entries, 3.4 KiB
  * instead of 176 KiB per scratch (three per conversion), which grew the heap past glibc's trim threshold, so that it
  * shrank and grew again in every conversion (7 brk calls each; repeated conversions took 3.4 ms instead of 0.30 on
  * 1 core of the Zen 5 VM). 0 on success. */
-static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries, int search)
+static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries, int64_t cols, int search)
 {
     memset(sc, 0, sizeof *sc);
     sc->cap = entries > 0 ? entries : 1;
+    sc->hsize = cols + C < SELL_RUN_HASH ? cols + C : SELL_RUN_HASH;
     const int64_t rc = T > 0 ? sc->cap / T + 1 : 1;
     sc->rcap = (int32_t)(rc < INT32_MAX ? rc : INT32_MAX);
     sc->col = spmv__malloc((size_t)sc->cap * sizeof *sc->col);
@@ -248,17 +254,17 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
     sc->bkey2 = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bkey2);
     sc->bbits = spmv__malloc(SELL_RUN_BATCH * sizeof *sc->bbits);
     search = search && T > 0;
-    if (T > 0) sc->hbits = spmv__calloc(SELL_RUN_HASH, sizeof *sc->hbits); /* not for the plain fill */
+    if (T > 0) sc->hbits = spmv__calloc((size_t)sc->hsize, sizeof *sc->hbits); /* not for the plain fill */
     if (search) { /* chunk_runs' tables: the taken keys (direct search: one per pivot entry + 1, at most
                      SELL_RUN_HASH + 1), the hash search's slots (SELL_RUN_HASH) and the slots it took (one per pivot
                      entry, at most SELL_RUN_HASH / 2) */
         const size_t nc = (size_t)(sc->cap < SELL_RUN_HASH ? sc->cap + 1 : SELL_RUN_HASH + 1);
         const size_t nu = (size_t)(sc->cap < SELL_RUN_HASH / 2 ? sc->cap : SELL_RUN_HASH / 2);
-        sc->hkey = spmv__malloc(SELL_RUN_HASH * sizeof *sc->hkey);
+        sc->hkey = spmv__malloc((size_t)sc->hsize * sizeof *sc->hkey);
         sc->hused = spmv__malloc(nu * sizeof *sc->hused);
         sc->dcand = spmv__malloc(nc * sizeof *sc->dcand);
         sc->dmask = spmv__malloc(nc * sizeof *sc->dmask);
-        sc->dbits = spmv__calloc(SELL_RUN_HASH / 64, sizeof *sc->dbits);
+        sc->dbits = spmv__calloc((size_t)(sc->hsize + 63) / 64, sizeof *sc->dbits);
     }
     if (!sc->col || !sc->val || !sc->start || !sc->lc || !sc->lv || !sc->len || !sc->cur || !sc->rest || !sc->rkey ||
         !sc->rmask || !sc->rbits || !sc->rdst || !sc->rhit || !sc->bkey || !sc->bkey2 || !sc->bbits ||
@@ -452,7 +458,7 @@ static int chunk_runs_subset(int32_t C, int32_t T, chunk_scratch *sc)
     uint64_t *bits = sc->bbits;
     memset(bits, 0, (size_t)n * sizeof *bits);
     const int64_t lo = (int64_t)c0[0] - ref, span = (int64_t)c0[n - 1] - ref - lo; /* the longest lane's keys */
-    const int direct = span < SELL_RUN_HASH && sc->hbits;
+    const int direct = span < sc->hsize && sc->hbits;
     uint64_t *restrict tb = sc->hbits;
     uint64_t same = 0; /* the lanes of the longest lane's keys */
     int tab = 0, sub = 1;
@@ -564,7 +570,7 @@ static int chunk_runs_direct(int32_t C, int32_t T, chunk_scratch *sc)
 {
     int64_t lo, hi;
     chunk_key_span(C, sc, &lo, &hi);
-    if (lo > hi || hi - lo >= SELL_RUN_HASH) return 0;
+    if (lo > hi || hi - lo >= sc->hsize) return 0;
     const int32_t P = T <= C ? C - T + 1 : 0; /* pivot lanes (T > C: none, no run) */
     const int64_t base = lo;
     uint64_t *restrict tb = sc->hbits; /* zero between chunks */
@@ -638,7 +644,8 @@ static int chunk_runs_hash(int32_t C, int32_t T, chunk_scratch *sc)
     const int32_t P = C - T + 1;
     int64_t np = 0;
     for (int32_t r = 0; r < P; r++) np += sc->len[r];
-    if (np > SELL_RUN_HASH / 2) return 0;
+    if (np > SELL_RUN_HASH / 2 || sc->hsize < SELL_RUN_HASH) return 0; /* a smaller table: chunk_runs_direct took
+                                                                             every chunk with entries before */
     int32_t *hk = sc->hkey, *used = sc->hused, nu = 0;
     uint64_t *hb = sc->hbits;
     for (int32_t r = 0; r < C; r++) {
@@ -804,7 +811,7 @@ static int fill_by_slots(spmv_sell *S, chunk_scratch *sc, int32_t k, int32_t bes
     if (!slot) return 0;
     int64_t lo, hi;
     chunk_key_span(C, sc, &lo, &hi);
-    if (hi < lo || hi - lo >= SELL_RUN_HASH) return 0;
+    if (hi < lo || hi - lo >= sc->hsize) return 0;
     int32_t *restrict gcol = S->col + S->chunkptr[k];
     double *restrict gval = S->val + S->chunkptr[k];
     const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
@@ -1196,7 +1203,7 @@ double spmv__sell_run_share(const spmv_crs *A, int32_t C, int32_t T, int32_t sam
         if (A->rowptr[r1] - A->rowptr[r0] > widest) widest = A->rowptr[r1] - A->rowptr[r0];
     }
     chunk_scratch sc;
-    if (scratch_init(&sc, C, T, widest, 1) != 0) return -1.0;
+    if (scratch_init(&sc, C, T, widest, A->cols, 1) != 0) return -1.0;
     int64_t in_runs = 0, seen = 0;
     for (int64_t q = 0; q < ns; q++) {
         const int64_t r0 = sell_sample_chunk(q, ns, nch) * C;
@@ -1473,7 +1480,7 @@ static int sample_runs_pay(spmv_sell *S, const spmv_crs *src, const int32_t *row
 {
     chunk_scratch sc;
     colval *tmp = NULL;
-    if (scratch_init(&sc, S->C, T, widest, 1) != 0) return -1;
+    if (scratch_init(&sc, S->C, T, widest, S->cols, 1) != 0) return -1;
     if (cmap && maxrow > 32 && !(tmp = spmv__malloc((size_t)maxrow * sizeof *tmp))) {
         scratch_free(&sc);
         return -1;
@@ -1728,7 +1735,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     {
         chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed: scratch_free frees nothing */
         colval *tmp = NULL;
-        int ok = T == 0 || scratch_init(&sc, C, T, widest, 1) == 0;
+        int ok = T == 0 || scratch_init(&sc, C, T, widest, A->cols, 1) == 0;
         if (ok && T > 0 && cmap && maxrow > 32) ok = (tmp = spmv__malloc((size_t)maxrow * sizeof *tmp)) != NULL;
         if (!ok) failed = 1;
 #pragma omp for schedule(dynamic, 256)
@@ -1887,7 +1894,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed */
             colval *tmp = NULL;
             const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;
-            int ok = cstored == 0 || scratch_init(&sc, C, T, widest, !roff) == 0; /* replayed: no search */
+            int ok = cstored == 0 || scratch_init(&sc, C, T, widest, A->cols, !roff) == 0; /* replayed: no search */
             if (ok && cmap && need > 32) ok = (tmp = spmv__malloc((size_t)need * sizeof *tmp)) != NULL;
             if (!ok) failed = 1;
             for (int32_t t = t0; ok && t < nparts; t += nt) {
