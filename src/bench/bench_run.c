@@ -19,8 +19,8 @@
  *    promise what no whole multiply reaches;
  *  - the streaming kernels run at working sets of half of L1, then max(4x the cache above, half the geometric
  *    mean of it and this cache) for L2 and L3 (make_levels), and 4x (quick) or 8x the last-level cache, at
- *    least 256 MiB (quick) / 1 GiB, for memory; each with unroll factors 1, 2, 4, 8, 16 and arrays aligned to 1024 bytes,
- *    the paper's choice (staggered by 1 KiB so that no two arrays alias modulo 4 KiB);
+ *    least 256 MiB (quick) / 1 GiB, for memory; each with unroll factors 1, 2, 4, 8, 16 and arrays aligned to
+ *    1024 bytes, the paper's choice (staggered by 1 KiB so that no two arrays alias modulo 4 KiB);
  *  - the bandwidth curve runs LOAD, COPY and TRIAD on 1..N threads pinned one per core, compactly, inside the
  *    first NUMA domain (OMP_PLACES/OMP_PROC_BIND are honoured when set), on a memory-sized working set split
  *    evenly among the threads;

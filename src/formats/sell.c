@@ -221,15 +221,13 @@ static void scratch_free(chunk_scratch *sc)
     memset(sc, 0, sizeof *sc);
 }
 
-/* Room for chunks of up to `entries` entries of a matrix of `cols` columns and runs of threshold T (T < 1: none); the
- * key tables hold SELL_RUN_HASH words, or cols + C where that is less (HPCG 8^3, SELL-8-1, repeated conversions on
- * 1 core of the Zen 5 VM: 0.41 -> 0.10 ms, the plain one 0.028; glibc still trims and grows the heap twice in each
- * there, strace); search 0: only the fill's slot
- * table (sc->hbits: the second pass replays stored runs and searches nothing), else chunk_runs' tables too. The
- * search tables hold at most one word per entry of a chunk (+ 1): HPCG 16^3, SELL-8-1, chunks of 216 entries, 3.4 KiB
- * instead of 176 KiB per scratch (three per conversion), which grew the heap past glibc's trim threshold, so that it
- * shrank and grew again in every conversion (7 brk calls each; repeated conversions took 3.4 ms instead of 0.30 on
- * 1 core of the Zen 5 VM). 0 on success. */
+/* Room for chunks of up to `entries` entries of a matrix of `cols` columns and runs of threshold T (T < 1: none);
+ * search 0: only the fill's slot table (sc->hbits: pass 2 replays stored runs and searches nothing), else chunk_runs'
+ * tables too. 0 on success. Each table is as small as its use allows: the key tables (hbits, hkey, dbits) cover
+ * min(SELL_RUN_HASH, cols + C) keys, the lists of taken keys one word per entry of a chunk (+ 1). With 176 KiB of
+ * tables per scratch and three scratches per conversion, glibc's heap grew past its trim threshold and shrank again
+ * in every conversion (Zen 5 VM, 1 core, repeated conversions: HPCG 16^3 SELL-8-1 3.4 ms -> 0.30, plain 0.13; HPCG
+ * 8^3 0.41 -> 0.10 ms, plain 0.028, where glibc still trims twice per conversion). */
 static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries, int64_t cols, int search)
 {
     memset(sc, 0, sizeof *sc);
@@ -256,8 +254,8 @@ static int scratch_init(chunk_scratch *sc, int32_t C, int32_t T, int64_t entries
     search = search && T > 0;
     if (T > 0) sc->hbits = spmv__calloc((size_t)sc->hsize, sizeof *sc->hbits); /* not for the plain fill */
     if (search) { /* chunk_runs' tables: the taken keys (direct search: one per pivot entry + 1, at most
-                     SELL_RUN_HASH + 1), the hash search's slots (SELL_RUN_HASH) and the slots it took (one per pivot
-                     entry, at most SELL_RUN_HASH / 2) */
+                     SELL_RUN_HASH + 1), the hash search's slots (hsize; the search runs only where that is
+                     SELL_RUN_HASH) and the slots it took (one per pivot entry, at most SELL_RUN_HASH / 2) */
         const size_t nc = (size_t)(sc->cap < SELL_RUN_HASH ? sc->cap + 1 : SELL_RUN_HASH + 1);
         const size_t nu = (size_t)(sc->cap < SELL_RUN_HASH / 2 ? sc->cap : SELL_RUN_HASH / 2);
         sc->hkey = spmv__malloc((size_t)sc->hsize * sizeof *sc->hkey);
