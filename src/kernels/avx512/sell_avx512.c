@@ -160,6 +160,23 @@ SPMV_AVX512_INLINE void sell_store_whole(double *yk, const __m512d *acc, double 
     }
 }
 
+/* y at yp from the low double of t: t (SPMV_Y_SET, SPMV_Y_SCALE: t already holds alpha times the sum) or beta * y + t
+ * (SPMV_Y_AXPBY, vb = beta in the low double; the product rounded, then the sum) */
+SPMV_AVX512_INLINE void sell_y_one(double *yp, __m128d t, __m128d vb, const int mode)
+{
+    if (mode == SPMV_Y_AXPBY) t = _mm_add_sd(_mm_mul_sd(vb, _mm_load_sd(yp)), t);
+    _mm_store_sd(yp, t);
+}
+/* the same for both doubles of t: the low one at y0, the high one at y1 */
+SPMV_AVX512_INLINE void sell_y_pair(double *y0, double *y1, __m128d t, __m128d vb, const int mode)
+{
+    sell_y_one(y0, t, vb, mode);
+    if (mode == SPMV_Y_AXPBY)
+        sell_y_one(y1, _mm_unpackhi_pd(t, t), vb, mode);
+    else
+        _mm_storeh_pd(y1, t);
+}
+
 /* Write the C results of chunk k (acc[v] holds rows k*C + 8v .. k*C + 8v + 7). nt: non-temporal stores (permuted
  * order, y 64-byte aligned). */
 SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d *acc, double alpha, double beta,
@@ -186,16 +203,26 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
         }
     } else if (X == SELL_X_EMUL) { /* original order: y[perm[i]] by scalar loads and stores */
         const int32_t *pk = S->perm + i0;
+        const __m128d vb1 = _mm_set_sd(beta);
         SPMV_UNROLL_FULL
         for (int v = 0; v < NV; v++) {
             __m512d r = acc[v];
             if (mode != SPMV_Y_SET) r = _mm512_mul_pd(va, r);
-            double t[8];
-            _mm512_storeu_pd(t, r);
-            const int64_t n = rem - 8 * v < 8 ? rem - 8 * v : 8;
-            for (int64_t l = 0; l < n; l++) {
-                double *yl = y + pk[8 * v + l];
-                *yl = mode == SPMV_Y_AXPBY ? beta * *yl + t[l] : t[l];
+            const int32_t *p = pk + 8 * v;
+            if (rem - 8 * v >= 8) {
+                /* stores of the vector's 128-bit quarters: a scalar loop over r spilled to memory, the form before,
+                 * was turned by GCC 12 into vscatterdpd (4 ymm/xmm scatters per 8 rows), about 20 % of the multiply
+                 * of pow, SELL-32-rows, on Zen 5 (perf), where the emulated gather is chosen because the hardware
+                 * gather and scatter are slow */
+                const __m256d lo = _mm512_castpd512_pd256(r), hi = _mm512_extractf64x4_pd(r, 1);
+                sell_y_pair(y + p[0], y + p[1], _mm256_castpd256_pd128(lo), vb1, mode);
+                sell_y_pair(y + p[2], y + p[3], _mm256_extractf128_pd(lo, 1), vb1, mode);
+                sell_y_pair(y + p[4], y + p[5], _mm256_castpd256_pd128(hi), vb1, mode);
+                sell_y_pair(y + p[6], y + p[7], _mm256_extractf128_pd(hi, 1), vb1, mode);
+            } else { /* the last chunk's lanes past rows: neither read nor written */
+                double t[8];
+                _mm512_storeu_pd(t, r);
+                for (int64_t l = 0; l < rem - 8 * v; l++) sell_y_one(y + p[l], _mm_load_sd(t + l), vb1, mode);
             }
         }
     } else { /* original order: y[perm[i]] by gather and scatter (perm read masked past rows) */

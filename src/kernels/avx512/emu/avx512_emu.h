@@ -182,6 +182,51 @@ static inline __m512d _mm512_insertf64x4(__m512d a, __m256d b, int imm)
     return a;
 }
 
+/* y through perm in the emulated-gather variant: the vector's quarters, stored one double at a time */
+static inline __m256d _mm512_castpd512_pd256(__m512d a)
+{
+    __m256d r = {{a.d[0], a.d[1], a.d[2], a.d[3]}};
+    return r;
+}
+static inline __m256d _mm512_extractf64x4_pd(__m512d a, int imm)
+{
+    const int o = 4 * (imm & 1);
+    __m256d r = {{a.d[o], a.d[o + 1], a.d[o + 2], a.d[o + 3]}};
+    return r;
+}
+static inline __m128d _mm256_castpd256_pd128(__m256d a)
+{
+    __m128d r = {{a.d[0], a.d[1]}};
+    return r;
+}
+static inline __m128d _mm256_extractf128_pd(__m256d a, int imm)
+{
+    __m128d r = {{a.d[2 * (imm & 1)], a.d[2 * (imm & 1) + 1]}};
+    return r;
+}
+static inline __m128d _mm_set_sd(double a)
+{
+    __m128d r = {{a, 0.0}};
+    return r;
+}
+static inline __m128d _mm_mul_sd(__m128d a, __m128d b)
+{
+    a.d[0] = a.d[0] * b.d[0];
+    return a;
+}
+static inline __m128d _mm_add_sd(__m128d a, __m128d b)
+{
+    a.d[0] = a.d[0] + b.d[0];
+    return a;
+}
+static inline __m128d _mm_unpackhi_pd(__m128d a, __m128d b)
+{
+    __m128d r = {{a.d[1], b.d[1]}};
+    return r;
+}
+static inline void _mm_store_sd(double *p, __m128d a) { *p = a.d[0]; }
+static inline void _mm_storeh_pd(double *p, __m128d a) { *p = a.d[1]; }
+
 /* 16-bit indices: aligned 16-byte load, zero extension to 8 x int32 */
 static inline __m128i _mm_load_si128(const __m128i *p)
 {
