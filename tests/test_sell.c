@@ -818,6 +818,104 @@ static void test_set_threads_and_stats(void)
     spmv_crs_free(Z);
 }
 
+/* Lines of y (8 rows) that several parts write, counted the slow way: for each line, the parts whose chunk rows or
+ * CRS-part rows (longpart) land in it through perm */
+static int64_t yshared_brute(const spmv_sell *S)
+{
+    if (S->nparts < 2 || S->permuted || S->identity) return 0;
+    const int64_t nbulk = (int64_t)S->rows - S->nlong;
+    int64_t shared = 0;
+    for (int64_t l = 0; l < ((int64_t)S->rows + 7) / 8; l++) {
+        int writers = 0;
+        for (int32_t t = 0; t < S->nparts; t++) {
+            int hit = 0;
+            for (int64_t i = 0; i < S->rows && !hit; i++) {
+                const int in_t = i < nbulk ? (i / S->C >= S->part[t] && i / S->C < S->part[t + 1])
+                                           : (i - nbulk >= S->longpart[t] && i - nbulk < S->longpart[t + 1]);
+                hit = in_t && S->perm[i] / 8 == l;
+            }
+            writers += hit;
+        }
+        shared += writers > 1;
+    }
+    return shared;
+}
+
+/* spmv_sell.yshared: the lines of y two parts write through perm (the multiply runs on one thread where they cost
+ * more than the second thread saves), exact on a hand case and against the slow count; and the multiply right
+ * either way */
+static void test_yshared(void)
+{
+    /* 16 rows, the odd ones with 2 entries, the even ones with 1: sigma = 16 sorts the odd rows into chunk 0 and the
+     * even ones into chunk 1 (C = 8), one per part on 2 threads, and both lines of y hold rows of both */
+    int64_t rp[17];
+    int32_t ci[24];
+    double cv[24];
+    int64_t n = 0;
+    for (int32_t i = 0; i < 16; i++) {
+        rp[i] = n;
+        ci[n] = i, cv[n++] = 1.0 + i;
+        if (i % 2) ci[n] = (i + 5) % 16, cv[n++] = 0.5;
+    }
+    rp[16] = n;
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_crs_from_arrays(16, 16, rp, ci, cv, &A) == SPMV_OK);
+    const int32_t sig[3] = {1, 16, 16};
+    const int perm_in[3] = {0, 0, 1};
+    const int64_t want[3] = {0, 2, 0}; /* identity perm; sorted; sorted but y in the permuted order */
+    for (int c = 0; c < 3; c++) {
+        spmv_sell_opts o = opts_of(8, sig[c], 1, perm_in[c]);
+        o.nthreads = 2;
+        o.runs = 0;
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S) == SPMV_OK);
+        CU_ASSERT(S->nparts == 2 && S->nchunks == 2 && S->part[1] == 1);
+        CU_ASSERT(S->yshared == want[c]);
+        CU_ASSERT_FATAL(spmv_sell_set_threads(S, 1) == SPMV_OK);
+        CU_ASSERT(S->yshared == 0);
+        spmv_sell_free(S);
+    }
+    spmv_crs_free(A);
+    /* random matrices, sigma = rows and 64, with and without a CRS part, 1-5 threads: the slow count, and y */
+    for (int trial = 0; trial < 6; trial++) {
+        spmv_crs *R = random_crs(300 + 37 * trial, 250, 12, 77 + (uint64_t)trial);
+        spmv_sell_opts o = opts_of(trial % 2 ? 8 : 16, trial < 3 ? INT32_MAX : 64, 1, 0);
+        o.long_rows = trial % 3 == 2 ? 8 : 0;
+        o.nthreads = 2;
+        spmv_sell *S = NULL;
+        CU_ASSERT_FATAL(spmv_sell_from_crs(R, &o, &S) == SPMV_OK);
+        double *x = malloc((size_t)R->cols * sizeof *x), *y = malloc((size_t)R->rows * sizeof *y),
+               *yr = malloc((size_t)R->rows * sizeof *yr);
+        CU_ASSERT_FATAL(x && y && yr);
+        for (int32_t j = 0; j < R->cols; j++) x[j] = 1.0 + (double)(j % 9) / 4.0;
+        for (int nt = 1; nt <= 5; nt++) {
+            CU_ASSERT_FATAL(spmv_sell_set_threads(S, nt) == SPMV_OK);
+            CU_ASSERT(S->yshared == yshared_brute(S));
+            if (nt == 2 && trial < 3) CU_ASSERT(S->yshared > 0); /* a sort over all rows splits lines */
+            if (nt >= 2) { /* the team: spmv__team's without shared lines or with few against much work, else 1 */
+                spmv_sell T = *S;
+                const int64_t big = (int64_t)1 << 24;
+                T.yshared = 0;
+                const int team = spmv__team(T.nparts, big); /* > 1 unless fork and join took milliseconds */
+                CU_ASSERT(spmv__sell_team(&T, big) == team);
+                T.yshared = big / SPMV_SHARED_LINE_WORK / 4; /* costs a quarter of the work: a team saves more */
+                CU_ASSERT(spmv__sell_team(&T, big) == team);
+                T.yshared = big / SPMV_SHARED_LINE_WORK; /* costs the whole work */
+                CU_ASSERT(spmv__sell_team(&T, big) == 1);
+            }
+            for (int32_t i = 0; i < R->rows; i++) y[i] = yr[i] = 0.25 * i;
+            CU_ASSERT_FATAL(spmv_crs_mv(R, 2.0, x, 0.5, yr) == SPMV_OK);
+            CU_ASSERT_FATAL(spmv_sell_mv(S, 2.0, x, 0.5, y) == SPMV_OK);
+            double err = 0;
+            for (int32_t i = 0; i < R->rows; i++) err = fmax(err, fabs(y[i] - yr[i]) / (1.0 + fabs(yr[i])));
+            CU_ASSERT(err < 1e-13);
+        }
+        free(x), free(y), free(yr);
+        spmv_sell_free(S);
+        spmv_crs_free(R);
+    }
+}
+
 static void test_crs_permute(void)
 {
     spmv_crs *A = random_crs(50, 50, 10, 51); /* row 16 is dense: 50 entries, the long-row sort path */
@@ -1659,6 +1757,7 @@ int main(void)
                                  {"RCM + sigma", test_rcm},
                                  {"permute/unpermute vectors", test_permute_vec},
                                  {"set_threads, beta, padding", test_set_threads_and_stats},
+                                 {"lines of y shared by parts", test_yshared},
                                  {"argument errors", test_arg_errors},
                                  {"out of memory", test_out_of_memory},
                                  {"out of memory, one allocation alone (optional arrays)", test_out_of_memory_once},

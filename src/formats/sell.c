@@ -1301,6 +1301,34 @@ static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *
     return SPMV_OK;
 }
 
+/* S->yshared for S's partition: the lines of y (8 rows, original order) whose rows more than one part writes -- the
+ * chunks' rows of part t and the CRS-part rows it finishes (longpart). 0 where y is indexed directly, with one
+ * part, or without the memory for the count (then nothing is held against a team). */
+static void sell_set_yshared(spmv_sell *S)
+{
+    S->yshared = 0;
+    if (S->nparts < 2 || S->permuted || S->identity || S->rows == 0) return;
+    const int64_t nlines = ((int64_t)S->rows + 7) / 8, nbulk = (int64_t)S->rows - S->nlong;
+    int32_t *owner = spmv__malloc((size_t)nlines * sizeof *owner);
+    if (!owner) return;
+    for (int64_t l = 0; l < nlines; l++) owner[l] = -1;
+    int64_t shared = 0;
+    for (int32_t t = 0; t < S->nparts; t++) {
+        const int64_t i0 = (int64_t)S->part[t] * S->C, i1 = (int64_t)S->part[t + 1] * S->C;
+        const int64_t j0 = S->longpart ? nbulk + S->longpart[t] : 0, j1 = S->longpart ? nbulk + S->longpart[t + 1] : 0;
+        for (int pass = 0; pass < 2; pass++) {
+            const int64_t a = pass ? j0 : i0, b = pass ? j1 : (i1 < nbulk ? i1 : nbulk);
+            for (int64_t i = a; i < b; i++) {
+                int32_t *o = owner + S->perm[i] / 8;
+                if (*o == -1) *o = t;
+                else if (*o != t && *o != -2) *o = -2, shared++;
+            }
+        }
+    }
+    spmv__free(owner);
+    S->yshared = shared;
+}
+
 static int int32_desc(const void *a, const void *b)
 {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -1810,6 +1838,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
 
     st = sell_partition(S, opts->nthreads, fn, &S->part, &S->longpart, &S->longsplit, &S->nparts);
     if (st != SPMV_OK) goto fail;
+    sell_set_yshared(S);
 
     /* never NULL, even when the chunks store nothing (every entry in the CRS part, or only empty rows): the kernels
      * form chunk pointers (val + chunkptr[k]) for every chunk they write, and NULL + 0 is undefined */
@@ -2112,6 +2141,7 @@ spmv_status spmv_sell_set_threads(spmv_sell *S, int nthreads)
     S->longpart = lpart;
     S->longsplit = lsplit;
     S->nparts = nparts;
+    sell_set_yshared(S);
     return SPMV_OK;
 }
 

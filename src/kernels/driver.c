@@ -111,6 +111,14 @@ int64_t spmv__sell_work(const spmv_sell *S)
     return S->stored - lanes + lanes / 4;
 }
 
+/* spmv__sell_team (kernel.h) */
+int spmv__sell_team(const spmv_sell *S, int64_t work)
+{
+    const int n = spmv__team(S->nparts, work);
+    if (n > 1 && S->yshared > 0 && S->yshared * (int64_t)SPMV_SHARED_LINE_WORK > work - work / n) return 1;
+    return n;
+}
+
 /* y[i] = beta*y[i] + alpha*s (beta = 0: y not read), as the kernels write a row */
 static inline void put(double *y, int64_t i, double alpha, double beta, double s)
 {
@@ -308,7 +316,7 @@ spmv_status spmv_sell_mv(const spmv_sell *S, double alpha, const double *x, doub
     if (!carry) return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_mv: out of memory for %d partial sums", nparts);
     const int64_t work = spmv__sell_work(S);
     mv_job job = {k, NULL, S, hybrid, alpha, x, beta, y, carry};
-    spmv__team_run(spmv__team(nparts, work), work, sell_parts, &job);
+    spmv__team_run(spmv__sell_team(S, work), work, sell_parts, &job);
     if (hybrid)
         add_carries(S->longptr, S->nlong, S->longpart, S->longsplit, nparts, SPMV_SELL_DIRECT(S) ? NULL : S->perm + (S->rows - S->nlong),
                     S->rows - S->nlong, alpha, carry, y);
@@ -369,7 +377,7 @@ static spmv_status mv_dot(const char *fn, const spmv_crs *A, const spmv_sell *S,
     if (!sum) return spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for %d partial sums", fn, nparts);
     const int64_t work = A ? A->nnz : spmv__sell_work(S);
     mv_job job = {NULL, A, S, 0, alpha, x, beta, y, sum};
-    spmv__team_run(spmv__team(nparts, work), work, dot_parts, &job);
+    spmv__team_run(A ? spmv__team(nparts, work) : spmv__sell_team(S, work), work, dot_parts, &job);
     double a = 0.0, b = 0.0;
     for (int32_t t = 0; t < nparts; t++) { /* part order: deterministic for a given partition */
         a += sum[3 * t];

@@ -163,6 +163,16 @@ void spmv__team_retry(void);
 #define SPMV_TEAM_MAX 256
 #define SPMV_TEAM_SPIN_WORK ((int64_t)1 << 20)
 int spmv__team(int32_t nparts, int64_t work);
+/* Entries of work one line of y costs where two cores write it in every multiply (spmv_sell.yshared): the line moves
+ * between their caches. pow (4 941 rows, 13 188 entries, 618 lines of y), SELL-C-rows on the AMD EPYC (Zen 5) VM:
+ * 1.1-1.3 Gflop/s on 2 threads against 5.1 on 1 in two of three repeats (5 us per multiply, 21 us on 2 threads with
+ * 484 lines shared by SELL-16-rows: about 33 ns per shared line, 85 entries of this core's 0.39 ns); SELL-16-256 of
+ * the same matrix, whose parts share 27 lines, 5.3-6.3 on 2 (BENCHMARKS.md, 2026-12-05). */
+#define SPMV_SHARED_LINE_WORK 64
+/* Threads for a SELL multiply of `work` entries (spmv__sell_work): spmv__team's, or 1 where the lines of y that
+ * several parts write through perm (spmv_sell.yshared, SPMV_SHARED_LINE_WORK entries each) cost more than the team
+ * saves, work (1 - 1/n) */
+int spmv__sell_team(const spmv_sell *S, int64_t work);
 int spmv__team_for(int32_t nparts, int64_t work, double fork_join_ns);
 int64_t spmv__team_min_work(double fork_join_ns);
 double spmv__fork_join_ns(void);
