@@ -446,9 +446,9 @@ typedef struct spmv_sell {
                                 the sample) */
     double run_sample_per_chunk; /**< the same sample's run-column entries per sampled chunk; -1 without a sample */
     int64_t yshared; /**< lines of y (64 bytes: 8 rows of the original order) that more than one part of the thread
-                        partition writes, through perm (0 where y is indexed directly or with one part): each moves
-                        between the cores' caches in every multiply, and where they cost more than a second thread
-                        saves, the multiply runs on one (spmv_sell_mv) */
+                        partition writes, through perm (0 where y is indexed directly, with one part, or where the
+                        count found no memory): each moves between the cores' caches in every multiply, and where
+                        they cost more than a second thread saves, the multiply runs on one (spmv_sell_mv) */
 } spmv_sell;
 
 /** Convert CRS to SELL-C-sigma. The arrays are first touched by the thread partition the multiply uses (above 2^15

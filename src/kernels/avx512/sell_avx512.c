@@ -208,8 +208,8 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
         for (int v = 0; v < NV; v++) {
             __m512d r = acc[v];
             if (mode != SPMV_Y_SET) r = _mm512_mul_pd(va, r);
-            const int32_t *p = pk + 8 * v;
             if (rem - 8 * v >= 8) {
+                const int32_t *p = pk + 8 * v;
                 /* stores of the vector's 128-bit quarters: a scalar loop over r spilled to memory, the form before,
                  * was turned by GCC 12 into vscatterdpd (4 ymm/xmm scatters per 8 rows), about 20 % of the multiply
                  * of pow, SELL-32-rows, on Zen 5 (perf), where the emulated gather is chosen because the hardware
@@ -222,7 +222,7 @@ SPMV_AVX512_INLINE void sell_store(const spmv_sell *S, int32_t k, const __m512d 
             } else { /* the last chunk's lanes past rows: neither read nor written */
                 double t[8];
                 _mm512_storeu_pd(t, r);
-                for (int64_t l = 0; l < rem - 8 * v; l++) sell_y_one(y + p[l], _mm_load_sd(t + l), vb1, mode);
+                for (int64_t l = 0; l < rem - 8 * v; l++) sell_y_one(y + pk[8 * v + l], _mm_load_sd(t + l), vb1, mode);
             }
         }
     } else { /* original order: y[perm[i]] by gather and scatter (perm read masked past rows) */
