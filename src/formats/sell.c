@@ -1301,6 +1301,19 @@ static spmv_status sell_partition(const spmv_sell *S, int nthreads, const char *
     return SPMV_OK;
 }
 
+/* Part t writes the permuted rows [a, b): each line of y (owner[line]: -1 none yet, -2 shared) they land in through
+ * perm; returns the lines that became shared */
+static int64_t yshared_mark(const int32_t *perm, int64_t a, int64_t b, int32_t t, int32_t *owner)
+{
+    int64_t shared = 0;
+    for (int64_t i = a; i < b; i++) {
+        int32_t *o = owner + perm[i] / 8;
+        if (*o == -1) *o = t;
+        else if (*o != t && *o != -2) *o = -2, shared++;
+    }
+    return shared;
+}
+
 /* S->yshared for S's partition: the lines of y (8 rows, original order) whose rows more than one part writes -- the
  * chunks' rows of part t and the CRS-part rows it finishes (longpart). 0 where y is indexed directly, with one
  * part, or without the memory for the count (then nothing is held against a team). */
@@ -1312,21 +1325,13 @@ static void sell_set_yshared(spmv_sell *S)
     int32_t *owner = spmv__malloc((size_t)nlines * sizeof *owner);
     if (!owner) return;
     for (int64_t l = 0; l < nlines; l++) owner[l] = -1;
-    int64_t shared = 0;
     for (int32_t t = 0; t < S->nparts; t++) {
-        const int64_t i0 = (int64_t)S->part[t] * S->C, i1 = (int64_t)S->part[t + 1] * S->C;
-        const int64_t j0 = S->longpart ? nbulk + S->longpart[t] : 0, j1 = S->longpart ? nbulk + S->longpart[t + 1] : 0;
-        for (int pass = 0; pass < 2; pass++) {
-            const int64_t a = pass ? j0 : i0, b = pass ? j1 : (i1 < nbulk ? i1 : nbulk);
-            for (int64_t i = a; i < b; i++) {
-                int32_t *o = owner + S->perm[i] / 8;
-                if (*o == -1) *o = t;
-                else if (*o != t && *o != -2) *o = -2, shared++;
-            }
-        }
+        const int64_t i1 = (int64_t)S->part[t + 1] * S->C;
+        S->yshared += yshared_mark(S->perm, (int64_t)S->part[t] * S->C, i1 < nbulk ? i1 : nbulk, t, owner);
+        if (S->longpart)
+            S->yshared += yshared_mark(S->perm, nbulk + S->longpart[t], nbulk + S->longpart[t + 1], t, owner);
     }
     spmv__free(owner);
-    S->yshared = shared;
 }
 
 static int int32_desc(const void *a, const void *b)

@@ -111,12 +111,14 @@ int64_t spmv__sell_work(const spmv_sell *S)
     return S->stored - lanes + lanes / 4;
 }
 
-/* spmv__sell_team (kernel.h) */
+/* spmv__sell_team_cap, spmv__sell_team (kernel.h) */
+int spmv__sell_team_cap(const spmv_sell *S, int n, int64_t work)
+{
+    return n > 1 && S->yshared * (int64_t)SPMV_SHARED_LINE_WORK > work - work / n ? 1 : n;
+}
 int spmv__sell_team(const spmv_sell *S, int64_t work)
 {
-    const int n = spmv__team(S->nparts, work);
-    if (n > 1 && S->yshared > 0 && S->yshared * (int64_t)SPMV_SHARED_LINE_WORK > work - work / n) return 1;
-    return n;
+    return spmv__sell_team_cap(S, spmv__team(S->nparts, work), work);
 }
 
 /* y[i] = beta*y[i] + alpha*s (beta = 0: y not read), as the kernels write a row */

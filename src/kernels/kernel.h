@@ -169,9 +169,11 @@ int spmv__team(int32_t nparts, int64_t work);
  * 484 lines shared by SELL-16-rows: about 33 ns per shared line, 85 entries of this core's 0.39 ns); SELL-16-256 of
  * the same matrix, whose parts share 27 lines, 5.3-6.3 on 2 (BENCHMARKS.md, 2026-12-05). */
 #define SPMV_SHARED_LINE_WORK 64
-/* Threads for a SELL multiply of `work` entries (spmv__sell_work): spmv__team's, or 1 where the lines of y that
- * several parts write through perm (spmv_sell.yshared, SPMV_SHARED_LINE_WORK entries each) cost more than the team
- * saves, work (1 - 1/n) */
+/* A team of n threads for a SELL multiply of `work` entries (spmv__sell_work) of S's partition: n, or 1 where the
+ * lines of y that several parts write through perm (spmv_sell.yshared, SPMV_SHARED_LINE_WORK entries each) cost
+ * more than the team saves, work (1 - 1/n). The driver's rule and the model's (ecm.c). */
+int spmv__sell_team_cap(const spmv_sell *S, int n, int64_t work);
+/* Threads for a SELL multiply of `work` entries: spmv__team's, capped by spmv__sell_team_cap */
 int spmv__sell_team(const spmv_sell *S, int64_t work);
 int spmv__team_for(int32_t nparts, int64_t work, double fork_join_ns);
 int64_t spmv__team_min_work(double fork_join_ns);

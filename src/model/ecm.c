@@ -624,11 +624,9 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     const int64_t work = x.A ? x.A->nnz : spmv__sell_work(x.S);
     const double fj_ns = m->parallel_overhead > 0 ? m->parallel_overhead / m->clock_ghz : 0.0;
     used = spmv__team_for((int32_t)(used < INT32_MAX ? used : INT32_MAX), work, fj_ns);
-    /* and one where the lines of y its parts share cost more than the team saves (spmv__sell_team; the count is the
-     * matrix's own partition's, so only where that is the one asked about) */
-    if (x.S && used > 1 && x.S->nparts == nthreads &&
-        x.S->yshared * (int64_t)SPMV_SHARED_LINE_WORK > work - work / used)
-        used = 1;
+    /* and one where the lines of y its parts share cost more than the team saves, as the driver decides (the count
+     * is the matrix's own partition's, so only where that is the one asked about) */
+    if (x.S && x.S->nparts == nthreads) used = spmv__sell_team_cap(x.S, (int)used, work);
     int64_t doms = (used + m->cores_per_numa - 1) / m->cores_per_numa;
 
     /* where the data set lives at nthreads: the fastest levels first, up to their effective capacities (private
