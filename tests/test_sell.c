@@ -903,6 +903,14 @@ static void test_yshared(void)
                 CU_ASSERT(spmv__sell_team(&T, big) == team);
                 T.yshared = big / SPMV_SHARED_LINE_WORK; /* costs the whole work */
                 CU_ASSERT(spmv__sell_team(&T, big) == 1);
+                /* ... unless a thread's share of the data exceeds its private cache: the lines leave it anyway */
+                const int64_t at = ((int64_t)team * SPMV_SHARED_LINE_CACHE_BYTES - ((int64_t)T.rows + T.cols) * 8) / 12;
+                T.stored = at + team + 1; /* the stored entries at which bytes / team exceeds the cache */
+                CU_ASSERT(spmv__sell_bytes(&T) / team > SPMV_SHARED_LINE_CACHE_BYTES);
+                CU_ASSERT(spmv__sell_team(&T, big) == team);
+                T.stored = at - 1; /* each share at the cache's size or below: one thread again */
+                CU_ASSERT(spmv__sell_bytes(&T) / team <= SPMV_SHARED_LINE_CACHE_BYTES);
+                CU_ASSERT(spmv__sell_team(&T, big) == 1);
             }
             for (int32_t i = 0; i < R->rows; i++) y[i] = yr[i] = 0.25 * i;
             CU_ASSERT_FATAL(spmv_crs_mv(R, 2.0, x, 0.5, yr) == SPMV_OK);

@@ -112,9 +112,14 @@ int64_t spmv__sell_work(const spmv_sell *S)
 }
 
 /* spmv__sell_team_cap, spmv__sell_team (kernel.h) */
+int64_t spmv__sell_bytes(const spmv_sell *S)
+{
+    return S->stored * 12 + ((int64_t)S->rows + S->cols) * 8;
+}
 int spmv__sell_team_cap(const spmv_sell *S, int n, int64_t work)
 {
-    return n > 1 && S->yshared * (int64_t)SPMV_SHARED_LINE_WORK > work - work / n ? 1 : n;
+    if (n <= 1 || S->yshared == 0 || spmv__sell_bytes(S) / n > SPMV_SHARED_LINE_CACHE_BYTES) return n;
+    return S->yshared * (int64_t)SPMV_SHARED_LINE_WORK > work - work / n ? 1 : n;
 }
 int spmv__sell_team(const spmv_sell *S, int64_t work)
 {

@@ -169,9 +169,22 @@ int spmv__team(int32_t nparts, int64_t work);
  * 484 lines shared by SELL-16-rows: about 33 ns per shared line, 85 entries of this core's 0.39 ns); SELL-16-256 of
  * the same matrix, whose parts share 27 lines, 5.3-6.3 on 2 (BENCHMARKS.md, 2026-12-05). */
 #define SPMV_SHARED_LINE_WORK 64
+/* The rule above holds where each thread's share of the multiply (S's stored values and 32-bit indices, x and y:
+ * spmv__sell_bytes) stays in its core's private cache between multiplies, so that a shared line moves from one core's
+ * cache to the other's in every multiply. Beyond it the lines of y leave the private caches between the writes anyway
+ * and a team gains as it does without shared lines: power-law matrices (gen_irregular powerlaw N 8 2.3, N_nzr 6.4-7.1)
+ * as SELL-32-rows on 2 threads of the AMD EPYC (Zen 5) VM (L2 1 MiB per core), one thread against the team, 3
+ * rounds: 8 192 rows (0.78 MB, 665 of 1 024 lines shared) 5.2-5.6 against 4.4 Gflop/s, 32 768 rows (3.1 MB) 3.9-4.2
+ * against 5.9-6.1, 131 072 rows (12.9 MB) 2.2-2.4 against 4.9-5.1, 1 048 576 rows (106 MB) 1.4-1.5 against 2.4-2.7
+ * (BENCHMARKS.md, 2026-12-05 10:52). 1 MiB: the L2 of Zen 5 (512 KiB on Zen 3, 2 MiB on Sapphire Rapids). */
+#define SPMV_SHARED_LINE_CACHE_BYTES ((int64_t)1 << 20)
+/* Bytes a multiply of S touches, as the team rule counts them: 12 per stored entry, 8 per row of y and per column
+ * of x */
+int64_t spmv__sell_bytes(const spmv_sell *S);
 /* A team of n threads for a SELL multiply of `work` entries (spmv__sell_work) of S's partition: n, or 1 where the
  * lines of y that several parts write through perm (spmv_sell.yshared, SPMV_SHARED_LINE_WORK entries each) cost
- * more than the team saves, work (1 - 1/n). The driver's rule and the model's (ecm.c). */
+ * more than the team saves, work (1 - 1/n), and each thread's share of spmv__sell_bytes fits in
+ * SPMV_SHARED_LINE_CACHE_BYTES. The driver's rule and the model's (ecm.c). */
 int spmv__sell_team_cap(const spmv_sell *S, int n, int64_t work);
 /* Threads for a SELL multiply of `work` entries: spmv__team's, capped by spmv__sell_team_cap */
 int spmv__sell_team(const spmv_sell *S, int64_t work);
