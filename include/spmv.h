@@ -57,13 +57,20 @@ extern "C" {
  * a quarter of the time of a gathered entry in cache) as a quarter of an entry here. */
 #define SPMV_MIN_WORK_PER_THREAD 2048
 
+/** Most threads a matrix's partition or a multiply takes: an explicit nthreads above it is an error (SPMV_ERR_ARG);
+ * the default (OpenMP's omp_get_max_threads(), i.e. OMP_NUM_THREADS) is capped at it, and every OpenMP region the
+ * library opens asks for at most this many threads (libgomp itself fails with a segmentation fault when asked for
+ * 100 000). */
+#define SPMV_MAX_THREADS 4096
+
 /** Seconds a multiply on `threads` threads spends starting and joining its team when it has no work: the best of 5
  * windows of 200 empty team calls. A multiply of up to 2^20 entries runs on the library's helper threads (the caller
  * is thread 0; one round trip between cores: 0.5 us on 2 cores of the AMD EPYC Zen 5 VM, where an OpenMP parallel
  * region takes 2.8 us), a larger one in an OpenMP parallel region; the environment variable SPMV_TEAM=openmp keeps
  * every multiply in OpenMP regions, and helpers that find their cores busy with other threads (the application's
  * own OpenMP threads, which spin after each of its regions) give up for the process. The thread count is OpenMP's
- * (omp_get_max_threads()) in every case. Returns 0 for threads < 2, inside a parallel region, or without OpenMP.
+ * (omp_get_max_threads()) in every case. Returns 0 for threads < 2, inside a parallel region, or without OpenMP;
+ * threads above SPMV_MAX_THREADS are measured at SPMV_MAX_THREADS.
  * spmv-machine stores it as the machine's parallel region overhead (the model adds it to each multiply on more than
  * one thread). */
 SPMV_API double spmv_team_overhead(int threads);
@@ -680,7 +687,10 @@ typedef enum spmv_arch { SPMV_ARCH_REF = 0, SPMV_ARCH_AVX512 = 1, SPMV_ARCH_SVE 
 /** The kernel family in use: the first family of the registry's preference order (avx512, avx2, sve, ref) that is
  * built and usable on this CPU and OS, or the one forced by the environment variable SPMV_ARCH=NAME. Detected once
  * per process. Errors: SPMV_ERR_ARCH when SPMV_ARCH names a family this CPU or build lacks, or an unknown name (the
- * message says which and lists the known ones). */
+ * message says which and lists the known ones); SPMV_ERR_ARG when another of the library's environment variables
+ * holds a value it does not take (SPMV_PREFETCH, SPMV_VIDX, SPMV_SELL_NT: 0 or 1; SPMV_XACCESS: gather or emul;
+ * SPMV_TEAM: openmp; SPMV_FORK_JOIN_NS: 0 to 1e9), checked on every call: every kernel choice (reading a matrix,
+ * a conversion) then fails with the message naming the variable. */
 SPMV_API spmv_status spmv_arch_get(spmv_arch *arch);
 /** Name of a family ("ref", "avx512", "avx2", "sve"); "unknown" outside the table. Never NULL. */
 SPMV_API const char *spmv_arch_name(spmv_arch arch);

@@ -178,6 +178,44 @@ run "convert entries = INT64_MAX" 1 "$bin/spmv-convert" "$tmp/big.mtx"
 has err "big.mtx:2: entries = 9223372036854775807 exceeds the supported maximum of"
 hasnt err "64 bits"
 
+# ---------------------------------------------------------------------------------------------- the environment
+# OpenMP asked for more threads than the library takes (libgomp itself crashes at 100 000): an error naming it
+for t in spmv-convert spmv-bench spmv-tune; do
+  run "$t OMP_NUM_THREADS=100000" 2 env OMP_NUM_THREADS=100000 "$bin/$t" --hpcg 4
+  has err "$t: OMP_NUM_THREADS=100000: 100000 threads, the most is 4096"
+done
+run "machine OMP_NUM_THREADS=5000" 2 env OMP_NUM_THREADS=5000 "$bin/spmv-machine" --quick -q -o "$tmp/m.machine"
+has err "OMP_NUM_THREADS=5000"
+# the library's variables with a value they do not take: the variable named, not the file
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n2 2 2.0\n' > "$tmp/two.mtx"
+for e in SPMV_SELL_NT=abc SPMV_PREFETCH=2 SPMV_VIDX=yes SPMV_XACCESS=foo SPMV_TEAM=foo SPMV_FORK_JOIN_NS=-1; do
+  run "bench $e" 1 env "$e" "$bin/spmv-bench" "$tmp/two.mtx" --time 0.001 --runs 1
+  has err "spmv-bench: $e: use "
+  hasnt err "two.mtx"
+done
+run "convert SPMV_ARCH=nonsense" 1 env SPMV_ARCH=nonsense "$bin/spmv-convert" "$tmp/two.mtx"
+has err "spmv-convert: SPMV_ARCH=nonsense: unknown kernel family"
+hasnt err "two.mtx"
+run "bench SPMV_SELL_NT=0" 0 env SPMV_SELL_NT=0 SPMV_XACCESS=EMUL "$bin/spmv-bench" "$tmp/two.mtx" --time 0.001 --runs 1
+# spmv-machine: sizes, names, parts; its errors also with -q
+run "machine --mem-size 1T" 2 "$bin/spmv-machine" --mem-size 4096T -q
+has err "--mem-size: '4096T' is more than this machine's memory"
+run "machine --mem-size inf" 2 "$bin/spmv-machine" --mem-size inf -q
+has err "--mem-size: 'inf' is not a size"
+run "machine --mem-size 1e300G" 2 "$bin/spmv-machine" --mem-size 1e300G -q
+has err "is more than this machine's memory"
+run "machine --mem-size 100k" 2 "$bin/spmv-machine" --mem-size 100k -q
+has err "--mem-size: '100k' is below 1M"
+run "machine --name with a newline" 2 "$bin/spmv-machine" --quick -q -o "$tmp/n.machine" --name $'x\nclock: 99 GHz'
+has err "--name: a control character (byte 0x0A)"
+[ ! -e "$tmp/n.machine" ] || { echo "FAIL a machine file was written"; fail=1; }
+run "machine --only ," 2 "$bin/spmv-machine" --only , -q
+has err "--only: ',' names no part"
+run "convert -o ''" 2 "$bin/spmv-convert" --hpcg 4 -o ''
+has err "-o: the output path is empty"
+run "bench ''" 1 "$bin/spmv-bench" ''
+has err "argument path is empty"
+
 # ---------------------------------------------------------------------------------------------- vector order
 run "SPMV_VERBOSE names the permuted order" 0 env SPMV_VERBOSE=1 "$bin/spmv-bench" --hpcg 4 --permuted --time 0.001 --runs 1
 has err "x and y in the PERMUTED order"

@@ -425,12 +425,7 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         }
         spmv_tune_db_free(recs);
     }
-#ifdef _OPENMP
-    if (threads) omp_set_num_threads((int)threads);
-    threads = omp_get_max_threads();
-#else
-    threads = 1;
-#endif
+    if ((threads = tool_threads(prog, threads)) < 0) return 2;
     tune_machine *tm = calloc(1, sizeof *tm);
     if (!tm || tune_machine_get(prog, machine_path, machine_run, 0, 0, tm)) {
         free(tm);

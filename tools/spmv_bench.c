@@ -220,12 +220,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-#ifdef _OPENMP
-    if (threads) omp_set_num_threads((int)threads);
-    threads = omp_get_max_threads();
-#else
-    threads = 1;
-#endif
+    if ((threads = tool_threads(prog, threads)) < 0) return 2;
     const int t_given = nt > 0;
     if (nt == 0) tlist[nt++] = threads;
 

@@ -254,10 +254,11 @@ int main(int argc, char **argv)
     }
     o.C = (int32_t)C;
     o.sigma = (int32_t)sigma;
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    const int threads = (int)tool_threads(prog, 0);
+    if (threads < 0) {
+        MPI_Finalize();
+        return 2;
+    }
     /* ranks on this node (they share its cores and memory bandwidth) and the number of nodes */
     MPI_Comm node;
     int ranks_node = 1, node_rank = 0, nodes = 0;

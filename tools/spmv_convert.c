@@ -50,6 +50,10 @@ int main(int argc, char **argv)
             else if (!tool_parse_int(prog, "-s", v, 0, INT32_MAX, &sigma)) return 2;
             i++;
         } else if (!strcmp(a, "-o") && v) {
+            if (!*v) {
+                fprintf(stderr, "%s: -o: the output path is empty\n", prog);
+                return 2;
+            }
             out = v;
             i++;
         } else if (!strcmp(a, "--rcm")) {
@@ -64,6 +68,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (tool_threads(prog, 0) < 0) return 2;
     if (out && tool_output_check(prog, "-o", out, 0)) return 1; /* before reading and reordering */
     spmv_crs *A = NULL, *R = NULL;
     spmv_sell *S = NULL;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *prog = "spmv-machine";
 
@@ -26,7 +27,7 @@ static void usage(FILE *f)
             "  --install        write it where spmv-bench and spmv-tune look for it:\n"
             "                   $XDG_DATA_HOME/spmv/machines/<hostname>.machine (default ~/.local/share/...)\n"
             "                   Without -o or --install nothing is written; the path is printed.\n"
-            "  --quick          fewer sizes, shorter runs, 4 passes instead of 16 (15-30 s on an idle 2-core VM)\n"
+            "  --quick          fewer sizes, shorter runs, 4 passes instead of 16 (10-30 s on an idle 2-core VM)\n"
             "  --isa NAME       kernel set of the in-core and streaming tests:");
     for (const bench_isa *const *i = bench_isa_all(); *i; i++)
         fprintf(f, " %s%s", (*i)->name, bench_isa_usable(*i) ? "" : "(not on this CPU)");
@@ -47,20 +48,24 @@ static void usage(FILE *f)
             "Threads are pinned one per core (compact) unless OMP_PLACES or OMP_PROC_BIND is set.\n");
 }
 
+/* "N[k|M|G|T][i][B]" (binary multiples) as bytes; -1 where it is not such a size (or not finite), -2 where it is
+ * 2^60 bytes or more (converted to an integer only below that) */
 static int64_t parse_bytes(const char *s)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || !(v > 0)) return -1;
+    if (end == s || !(v > 0) || !isfinite(v)) return -1;
     switch (*end) {
     case 'k': case 'K': v *= 1024, end++; break;
     case 'm': case 'M': v *= 1048576, end++; break;
     case 'g': case 'G': v *= 1073741824.0, end++; break;
+    case 't': case 'T': v *= 1099511627776.0, end++; break;
     default: break;
     }
     if (*end == 'i') end++;
     if (*end == 'B') end++;
-    return *end ? -1 : (int64_t)v;
+    if (*end) return -1;
+    return v < 1152921504606846976.0 ? (int64_t)v : -2;
 }
 
 static const char *human(char *b, size_t n, double bytes)
@@ -314,8 +319,14 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     H("# Measured by spmv-machine (spmv %s) on host %s, %s, in %.0f s.\n", spmv_version(), r->topo.hostname, date,
       r->seconds[5]);
-    H("# Command:");
-    for (int i = 0; i < argc; i++) H(" %s", argv[i]);
+    H("# Command:"); /* control bytes as \xHH: a newline in an argument would end the comment */
+    for (int i = 0; i < argc; i++) {
+        H(" ");
+        for (const unsigned char *c = (const unsigned char *)argv[i]; *c; c++) {
+            if (*c < 0x20 || *c == 0x7f) H("\\x%02X", *c);
+            else H("%c", *c);
+        }
+    }
     H("\n# CPU: %s%s%s%s, %d cores, %s.\n", r->topo.cpu_name, r->topo.uarch[0] ? " (" : "", r->topo.uarch,
       r->topo.uarch[0] ? ")" : "", r->topo.cores, r->topo.virtualized ? "virtual machine" : "bare metal or unknown");
     H("# In-core ISA measured: %s, %s: SIMD width = %d doubles.%s\n", r->isa->name, r->isa->desc, r->width,
@@ -435,9 +446,19 @@ int main(int argc, char **argv)
                     return 2;
                 }
             }
+            if (!o.parts) {
+                fprintf(stderr, "%s: --only: '%s' names no part (incore, stream, latency, bw)\n", prog, argv[i]);
+                return 2;
+            }
             o.parts |= BENCH_PART_CLOCK;
         } else if (!strcmp(a, "--name")) {
             name = argv[++i];
+            for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+                if (*c < 0x20 || *c == 0x7f) {
+                    fprintf(stderr, "%s: --name: a control character (byte 0x%02X) in the name: the machine file keeps "
+                            "it on one line\n", prog, *c);
+                    return 2;
+                }
         } else if (!strcmp(a, "--overlap")) {
             overlap = argv[++i];
         } else if (!strcmp(a, "--threads")) {
@@ -445,8 +466,19 @@ int main(int argc, char **argv)
             o.max_threads = (int)lv;
         } else if (!strcmp(a, "--mem-size")) {
             o.mem_bytes = parse_bytes(argv[++i]);
-            if (o.mem_bytes < (1 << 20)) {
-                fprintf(stderr, "%s: --mem-size: '%s' is not a size of at least 1M\n", prog, argv[i]);
+            const double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+            char hb[32];
+            if (o.mem_bytes == -1) {
+                fprintf(stderr, "%s: --mem-size: '%s' is not a size (a number with k, M, G or T)\n", prog, argv[i]);
+                return 2;
+            }
+            if (o.mem_bytes >= 0 && o.mem_bytes < (1 << 20)) {
+                fprintf(stderr, "%s: --mem-size: '%s' is below 1M\n", prog, argv[i]);
+                return 2;
+            }
+            if (o.mem_bytes == -2 || (phys > 0 && (double)o.mem_bytes > phys)) {
+                fprintf(stderr, "%s: --mem-size: '%s' is more than this machine's memory (%s)\n", prog, argv[i],
+                        human(hb, sizeof hb, phys));
                 return 2;
             }
         } else {
@@ -481,6 +513,7 @@ int main(int argc, char **argv)
         return 2;
     }
     o.latency_sweep = !o.quick;
+    if (tool_threads(prog, 0) < 0) return 2; /* OMP_NUM_THREADS within SPMV_MAX_THREADS (the library's regions) */
     char path[4096] = "";
     if (install) {
         bench_topo t;

@@ -29,7 +29,7 @@ static void usage(FILE *f)
             "less than 4x the effective last-level cache, measured, not CPUID's; smaller when memory is short):\n"
             "memory-bound on this machine.\n"
             "  --max-time S    bound for the whole run in seconds (default 240), the machine step included: without\n"
-            "                  a machine file, spmv-machine --quick (20-60 s) runs only when S >= %.0f, else an estimate\n"
+            "                  a machine file, spmv-machine --quick (10-30 s) runs only when S >= %.0f, else an estimate\n"
             "                  measured in about a second (with a warning); the CRS baseline and one SELL point are\n"
             "                  always measured, so a large matrix can take longer than a tiny S\n"
             "  --time S        seconds per timed run (default 0.1); --runs N timed runs per point (default 5, median)\n"
@@ -182,12 +182,7 @@ int main(int argc, char **argv)
         }
         spmv_tune_db_free(recs);
     }
-#ifdef _OPENMP
-    if (threads) omp_set_num_threads((int)threads);
-    threads = omp_get_max_threads();
-#else
-    threads = 1;
-#endif
+    if ((threads = tool_threads(prog, threads)) < 0) return 2;
 
     /* this machine */
     spmv_tune_host host;

@@ -9,6 +9,10 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int tool_parse_int(const char *prog, const char *opt, const char *s, long lo, long hi, long *out)
 {
@@ -106,6 +110,32 @@ double tool_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+long tool_threads(const char *prog, long threads)
+{
+#ifdef _OPENMP
+    if (threads > 0) {
+        omp_set_num_threads((int)threads);
+        return threads;
+    }
+    const int n = omp_get_max_threads();
+    const char *e = getenv("OMP_NUM_THREADS");
+    if (n > SPMV_MAX_THREADS || n < 1) {
+        fprintf(stderr, "%s: OMP_NUM_THREADS=%s: %d threads, the most is %d (SPMV_MAX_THREADS); set it lower or give "
+                "the threads with -t where the tool has it\n", prog, e ? e : "(unset)", n, SPMV_MAX_THREADS);
+        return -1;
+    }
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus > 0 && n > cpus)
+        fprintf(stderr, "%s: warning: OMP_NUM_THREADS=%s: %d threads on %ld CPUs: every multiply runs oversubscribed "
+                "(slow, and a tuner's search at that count uses up its time)\n", prog, e ? e : "(unset)", n, cpus);
+    return n;
+#else
+    (void)prog;
+    (void)threads;
+    return 1;
+#endif
 }
 
 double tool_check(const spmv_crs *A, const double *x, const double *y)

@@ -27,6 +27,11 @@ void tool_error(const char *prog, spmv_status st);
 /* Wall clock in seconds. */
 double tool_now(void);
 
+/* The tool's OpenMP threads: `threads` (its -t, > 0) set with omp_set_num_threads, else OpenMP's default
+ * (OMP_NUM_THREADS, or the cores); 1 without OpenMP. Above SPMV_MAX_THREADS (libgomp fails with a segmentation fault
+ * at 100 000) prints "PROG: OMP_NUM_THREADS=...: ..." and returns -1. Called before the tool's first OpenMP region. */
+long tool_threads(const char *prog, long threads);
+
 /* Check y = A*x against an independent serial CRS loop: returns the largest |y_i - yref_i| / (|A||x|)_i
  * (0 for exact), or +inf when a NaN/Inf differs. */
 double tool_check(const spmv_crs *A, const double *x, const double *y);

@@ -583,15 +583,15 @@ int tune_machine_get(const char *prog, const char *path, int run, double max_s, 
         /* not measured now either: spmv-machine --quick -o would replace the file the user has to look at */
     } else if (run && havedir && max_s > 0 && max_s < TUNE_QUICK_MIN_S) {
         fprintf(stderr, "%s: no machine file for this CPU ('%s') in %s, and %.0f s of --max-time are too few for "
-                        "spmv-machine --quick (%.0f s or more; 20-60 s, more on a busy machine)\n", prog, h.cpu, dir,
-                max_s, TUNE_QUICK_MIN_S);
+                        "spmv-machine --quick (%.0f s or more; 10-30 s on an idle 2-core VM, more on a busy one)\n",
+                prog, h.cpu, dir, max_s, TUNE_QUICK_MIN_S);
     } else if (run && havedir) {
         char exe[4096];
         if (find_exe("spmv-machine", exe, sizeof exe) == 0) {
             double limit = max_s > 0 ? (max_s / 2 < 180 ? max_s / 2 : 180) : 180;
             fprintf(stderr,
                     "%s: no machine file for this CPU ('%s') in %s: running `%s --quick -o %s` first "
-                    "(measures bandwidth and in-core costs; 20-60 s, stopped after %.0f s)\n",
+                    "(measures bandwidth and in-core costs; 10-30 s, stopped after %.0f s)\n",
                     prog, h.cpu, dir, exe, own, limit);
             double t = tool_now();
             int rc = mkdirs(dir) ? -1 : run_quick(exe, own, limit, quiet, why, sizeof why);

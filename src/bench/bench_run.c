@@ -454,7 +454,10 @@ static void measure_clock(const bench_opts *o, bench_results *r, FILE *log)
 static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
 {
     bench_incore_data D;
-    if (bench_incore_data_init(&D, r->width, o->seed + 11)) return -1;
+    if (bench_incore_data_init(&D, r->width, o->seed + 11)) {
+        fprintf(stderr, "spmv-machine: cannot allocate the in-core tests' data\n"); /* also with -q: an error */
+        return -1;
+    }
     for (int i = 0; i < BI_N; i++) {
         if (!r->isa->incore[i]) continue;
         /* a gather in 2^k lines needs 2^k lanes; scalar code has no gathers */
@@ -491,8 +494,8 @@ static int measure_stream(const bench_opts *o, bench_results *r, FILE *log)
         }
         double *block = bench_alloc((size_t)need);
         if (!block) {
-            logf_(log, "spmv-machine: cannot allocate %lld bytes for the %s working set\n", (long long)need,
-                  r->level_name[L]);
+            fprintf(stderr, "spmv-machine: cannot allocate %lld bytes for the %s working set\n", (long long)need,
+                    r->level_name[L]);
             return -1;
         }
         for (int k = 0; k < BK_NKERNELS; k++) {
@@ -530,7 +533,7 @@ static int measure_latency(const bench_opts *o, bench_results *r, FILE *log)
     for (int L = 0; L < r->nlevels; L++) biggest = r->level_bytes[L] > biggest ? r->level_bytes[L] : biggest;
     char *buf = bench_alloc((size_t)biggest);
     if (!buf) {
-        logf_(log, "spmv-machine: cannot allocate %lld bytes for the latency test\n", (long long)mem);
+        fprintf(stderr, "spmv-machine: cannot allocate %lld bytes for the latency test\n", (long long)mem);
         return -1;
     }
     /* sizes: the levels' working sets and, for the sweep, powers of two from 4 KiB */
@@ -583,7 +586,7 @@ static int measure_sweep(const bench_opts *o, bench_results *r, FILE *log)
     int64_t need = layout(BK_SUM, hi, W, NULL, &A, &el);
     double *block = bench_alloc((size_t)need);
     if (!block) {
-        logf_(log, "spmv-machine: cannot allocate %lld bytes for the bandwidth sweep\n", (long long)need);
+        fprintf(stderr, "spmv-machine: cannot allocate %lld bytes for the bandwidth sweep\n", (long long)need);
         return -1;
     }
     int n = 0;
@@ -776,7 +779,7 @@ static int measure_bw(const bench_opts *o, bench_results *r, FILE *log)
     }
     double *block = bench_alloc((size_t)need);
     if (!block) {
-        logf_(log, "spmv-machine: cannot allocate %lld bytes for the bandwidth curve\n", (long long)need);
+        fprintf(stderr, "spmv-machine: cannot allocate %lld bytes for the bandwidth curve\n", (long long)need);
         return -1;
     }
     r->bw_unroll = 8;

@@ -59,7 +59,7 @@ spmv_status spmv__crs_finish(spmv_crs *A)
         if (st) return st;
     }
     A->kernel = spmv__crs_kernel(A);
-    return A->kernel ? SPMV_OK : SPMV_ERR_ARCH;
+    return A->kernel ? SPMV_OK : spmv__arch_status() ? spmv__arch_status() : SPMV_ERR_ARCH;
 }
 
 void spmv_crs_free(spmv_crs *A)

@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include "internal.h"
+#include "kernel.h" /* spmv__arch_status */
 #include "outfile.h"
 
 #include <errno.h>
@@ -470,6 +471,7 @@ spmv_status spmv_crs_read_mm(const char *path, spmv_crs **A)
     if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_read_mm: argument A is NULL");
     *A = NULL;
     if (!path) return spmv__error(SPMV_ERR_ARG, "spmv_crs_read_mm: argument path is NULL");
+    if (!*path) return spmv__error(SPMV_ERR_ARG, "spmv_crs_read_mm: argument path is empty");
 #ifndef SPMV_HAVE_SUITESPARSE
     return mm_err(SPMV_ERR_UNSUPPORTED, path, 0,
                   "reading Matrix Market files needs SuiteSparse CHOLMOD (built with SPMV_WITH_SUITESPARSE=OFF)");
@@ -629,6 +631,8 @@ spmv_status spmv_crs_read_mm(const char *path, spmv_crs **A)
                     "out of memory building the %d x %d CRS matrix with %lld entr%s: it needs about %.3g GB (%.3g GB of "
                     "row offsets for %d rows, %.3g GB of indices and values)", s.rows, s.cols, (long long)q,
                     q == 1 ? "y" : "ies", gb, gb_rows, s.rows, gb - gb_rows);
+    } else if (st != SPMV_OK && st == spmv__arch_status()) {
+        /* the kernel choice failed on the environment (SPMV_ARCH and the like): its message as it is, not the file's */
     } else if (st != SPMV_OK) {
         char msg[256];
         snprintf(msg, sizeof msg, "%s", spmv_last_error());
@@ -661,6 +665,7 @@ spmv_status spmv_crs_write_mm(const spmv_crs *A, const char *path)
 {
     if (!A) return spmv__error(SPMV_ERR_ARG, "spmv_crs_write_mm: argument A is NULL");
     if (!path) return spmv__error(SPMV_ERR_ARG, "spmv_crs_write_mm: argument path is NULL");
+    if (!*path) return spmv__error(SPMV_ERR_ARG, "spmv_crs_write_mm: argument path is empty");
     if (A->rows < 0 || A->cols < 0 || A->nnz < 0 || !A->rowptr || A->rowptr[A->rows] != A->nnz ||
         (A->nnz > 0 && !A->col))
         return spmv__error(SPMV_ERR_ARG, "spmv_crs_write_mm: A is not a valid CRS matrix (%d x %d, nnz %lld)",

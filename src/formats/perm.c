@@ -97,7 +97,7 @@ spmv_status spmv_crs_permute(const spmv_crs *A, const int32_t *perm, spmv_crs **
     B->rowptr[0] = 0;
     for (int32_t i = 0; i < n; i++) B->rowptr[i + 1] = B->rowptr[i] + (A->rowptr[perm[i] + 1] - A->rowptr[perm[i]]);
 
-#pragma omp parallel for schedule(dynamic, 256) if (A->nnz >= ((int64_t)1 << 15))
+#pragma omp parallel for schedule(dynamic, 256) if (A->nnz >= ((int64_t)1 << 15)) num_threads(spmv__max_threads())
     for (int32_t i = 0; i < n; i++) {
         int64_t src = A->rowptr[perm[i]], len = A->rowptr[perm[i] + 1] - src, dst = B->rowptr[i];
         for (int64_t k = 0; k < len; k++) {

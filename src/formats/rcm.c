@@ -82,7 +82,8 @@ static int pattern_symmetric(const spmv_crs *A)
 {
     const int32_t n = A->rows;
     int asym = 0;
-#pragma omp parallel for schedule(static) reduction(| : asym) if (A->nnz > 100000)
+#pragma omp parallel for schedule(static) reduction(| : asym) if (A->nnz > 100000) \
+    num_threads(spmv__max_threads())
     for (int32_t i = 0; i < n; i++) {
         if (asym) continue;
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
@@ -247,7 +248,7 @@ static spmv_status rcm_order(const pattern *C, int32_t n, int32_t *perm, int32_t
     for (int32_t r = 0; r < n; r++) adjp[r + 1] = adjp[r] + deg[order[r]];
     int32_t *rank = deg; /* degrees no longer needed */
     for (int32_t r = 0; r < n; r++) rank[order[r]] = r;
-#pragma omp parallel for schedule(dynamic, 1024) if (m > 100000)
+#pragma omp parallel for schedule(dynamic, 1024) if (m > 100000) num_threads(spmv__max_threads())
     for (int32_t r = 0; r < n; r++) {
         int32_t u = order[r];
         int64_t dst = adjp[r];

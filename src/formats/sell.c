@@ -1242,7 +1242,7 @@ static int build_permuted(const spmv_crs *A, const spmv_sell *S, spmv_crs *B)
         if (S->rowlen[i] > maxrow) maxrow = S->rowlen[i];
     }
     int failed = 0;
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel num_threads(spmv__max_threads()) reduction(| : failed)
     {
         colval *tmp = maxrow > 32 ? spmv__malloc((size_t)maxrow * sizeof *tmp) : NULL;
         if (maxrow > 32 && !tmp) failed = 1;
@@ -1762,7 +1762,7 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     /* pass 1: chunk lengths (run columns + the widest lane's other entries, rounded up to unroll), in parallel */
     int failed = 0;
     const int par = S->nchunks > 1 && A->nnz >= SELL_PARALLEL_MIN;
-#pragma omp parallel if (par) reduction(| : failed)
+#pragma omp parallel if (par) num_threads(spmv__max_threads()) reduction(| : failed)
     {
         chunk_scratch sc = {0}; /* zero when unused or when scratch_init failed: scratch_free frees nothing */
         colval *tmp = NULL;
@@ -1962,8 +1962,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
     S->kernel = spmv__sell_kernel(S);
     if (S->kernel && nlong > 0) S->long_kernel = spmv__sell_long_kernel(S);
     if (!S->kernel || (nlong > 0 && !S->long_kernel)) {
-        /* SPMV_ARCH names a family this CPU or build lacks; spmv_arch_get recorded why */
-        st = SPMV_ERR_ARCH;
+        /* SPMV_ARCH names a family this CPU or build lacks, or another variable a value it does not take;
+         * spmv_arch_get recorded why */
+        st = spmv__arch_status() ? spmv__arch_status() : SPMV_ERR_ARCH;
         goto fail;
     }
     *Sout = S;
@@ -2031,7 +2032,7 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
 
     const int32_t maxrow = max_rowlen(S);
     int failed = 0;
-#pragma omp parallel if (S->nnz >= SELL_PARALLEL_MIN) reduction(| : failed)
+#pragma omp parallel if (S->nnz >= SELL_PARALLEL_MIN) num_threads(spmv__max_threads()) reduction(| : failed)
     {
         int64_t *pos = spmv__malloc(((size_t)maxrow + 1) * sizeof *pos);
         colval *tmp = maxrow > 32 ? spmv__malloc((size_t)maxrow * sizeof *tmp) : NULL;
@@ -2091,7 +2092,7 @@ spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
     first[0] = 0;
     for (int32_t i = 0; i < rows; i++) first[i + 1] = first[i] + S->rowlen[i];
     int32_t bad_row = -1;
-#pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN) num_threads(spmv__max_threads())
     for (int32_t i = 0; i < rows; i++) {
         const int32_t r = S->perm[i], n = S->rowlen[i];
         const int64_t a0 = A->rowptr[r], a1 = A->rowptr[r + 1];
@@ -2116,7 +2117,7 @@ spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
         }
     }
     if (bad_row < 0) {
-#pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (S->nnz >= SELL_PARALLEL_MIN) num_threads(spmv__max_threads())
         for (int64_t e = 0; e < S->nnz; e++) *pos_val(S, pos[e]) = A->val[src[e]];
         /* value indices: again from the new values, or none when they no longer fit the table (out of memory
          * for the part tables: none either -- the kernels read val, the result is the same) */

@@ -103,6 +103,8 @@ spmv_status spmv_matrix_create_file(const char *path, spmv_matrix **M)
 {
     if (!M) return spmv__error(SPMV_ERR_ARG, "spmv_matrix_create_file: argument M is NULL");
     *M = NULL;
+    if (!path) return spmv__error(SPMV_ERR_ARG, "spmv_matrix_create_file: argument path is NULL");
+    if (!*path) return spmv__error(SPMV_ERR_ARG, "spmv_matrix_create_file: argument path is empty");
     spmv_crs *A = NULL;
     spmv_status st = spmv_crs_read_mm(path, &A);
     if (st) return st;

@@ -72,6 +72,10 @@ const char *spmv__family_name(spmv_arch a);   /* also for families not built */
  * reason a faster kernel was not used go to stderr. Returns NULL only when SPMV_ARCH names a family that is not
  * available (the message is set): the constructor then fails with SPMV_ERR_ARCH. */
 const spmv_kernel *spmv__crs_kernel(const spmv_crs *A);
+/* Why this thread's last spmv_arch_get failed (the kernel choices call it): SPMV_ERR_ARCH (SPMV_ARCH), SPMV_ERR_ARG
+ * (another of the library's environment variables holds a value it does not take), or SPMV_OK. The error is the
+ * environment's, not the matrix's: spmv_crs_read_mm reports it without the file's name. */
+spmv_status spmv__arch_status(void);
 const spmv_kernel *spmv__sell_kernel(const spmv_sell *S);
 /* The CRS kernel whose partial-row entry point (dot) multiplies the CRS part of a hybrid SELL matrix (S->nlong > 0):
  * the family's CRS kernel, chosen as for a CRS matrix. */

@@ -120,11 +120,43 @@ static void choose(void)
     if (n > 0 && (size_t)n < sizeof chosen_msg) snprintf(chosen_msg + n, sizeof chosen_msg - (size_t)n, ")");
 }
 
+/* The library's other environment variables, as they are now (read where they act, on every use): a value none of
+ * them accepts is an error (SPMV_ERR_ARG) naming the variable and what it takes, rather than a value read some way. */
+static _Thread_local spmv_status env_st; /* this thread's last spmv_arch_get: SPMV_OK, or why it failed */
+static int env_check(void)
+{
+    static const char *const flags[] = {SPMV_PREFETCH_ENV, SPMV_VIDX_ENV, SPMV_SELL_NT_ENV};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        const char *e = getenv(flags[i]);
+        if (e && *e && strcmp(e, "0") && strcmp(e, "1"))
+            return spmv__error(SPMV_ERR_ARG, "%s=%s: use 1 (on) or 0 (off), or leave it unset", flags[i], e), 1;
+    }
+    const char *x = getenv("SPMV_XACCESS");
+    if (x && *x && strcasecmp(x, "gather") && strcasecmp(x, "emul"))
+        return spmv__error(SPMV_ERR_ARG, "SPMV_XACCESS=%s: use gather or emul, or leave it unset", x), 1;
+    const char *t = getenv(SPMV_TEAM_ENV);
+    if (t && *t && strcmp(t, "openmp"))
+        return spmv__error(SPMV_ERR_ARG, "%s=%s: use openmp, or leave it unset (helper threads)", SPMV_TEAM_ENV, t), 1;
+    const char *f = getenv(SPMV_FORK_JOIN_ENV);
+    if (f && *f) {
+        char *end;
+        const double v = strtod(f, &end);
+        if (*end || !(v >= 0 && v <= 1e9))
+            return spmv__error(SPMV_ERR_ARG, "%s=%s: use a number of nanoseconds from 0 to 1e9, or leave it unset",
+                               SPMV_FORK_JOIN_ENV, f), 1;
+    }
+    return 0;
+}
+
+spmv_status spmv__arch_status(void) { return env_st; }
+
 spmv_status spmv_arch_get(spmv_arch *arch)
 {
     pthread_once(&once, choose);
+    env_st = SPMV_OK;
     if (!arch) return spmv__error(SPMV_ERR_ARG, "spmv_arch_get: argument arch is NULL");
-    if (chosen_st) return spmv__error(chosen_st, "%s", chosen_msg);
+    if (chosen_st) return env_st = spmv__error(chosen_st, "%s", chosen_msg);
+    if (env_check()) return env_st = SPMV_ERR_ARG;
     *arch = chosen;
     return SPMV_OK;
 }

@@ -335,6 +335,7 @@ double spmv_team_overhead(int threads)
 {
 #ifdef _OPENMP
     if (threads < 2 || omp_in_parallel()) return 0.0;
+    if (threads > SPMV_MAX_THREADS) threads = SPMV_MAX_THREADS;
     volatile int sink = 0;
     double best = 1e30;
     spmv__team_run(threads, 0, empty_job, (void *)&sink); /* starts the threads */

@@ -97,7 +97,8 @@ const char *spmv__escape(char *dst, size_t size, const char *src, size_t max)
 int spmv__max_threads(void)
 {
 #ifdef _OPENMP
-    return omp_get_max_threads();
+    const int n = omp_get_max_threads();
+    return n < SPMV_MAX_THREADS ? n : SPMV_MAX_THREADS;
 #else
     return 1;
 #endif

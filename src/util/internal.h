@@ -46,13 +46,11 @@ spmv__name_text spmv__machine_name(const spmv_machine *m);
  * handle's timings). */
 double spmv__now(void);
 
-/* Threads: omp_get_max_threads() or 1 without OpenMP. */
+/* Threads: omp_get_max_threads() at most SPMV_MAX_THREADS (spmv.h), or 1 without OpenMP. */
 int spmv__max_threads(void);
 
 /* Default thread count for a matrix of `work` stored entries: spmv__max_threads(), but at most one thread per
  * SPMV_MIN_WORK_PER_THREAD entries (spmv.h), at least 1. */
-/* Largest thread count a partition accepts (an OpenMP team of more threads is not started). */
-#define SPMV_MAX_THREADS 4096
 int32_t spmv__auto_threads(int64_t work);
 
 /* Balanced partition of n items (rows or chunks) with weights given by the prefix sums ptr (length n+1, ptr[0] may
