@@ -5,7 +5,8 @@
 #
 # GROUPs: incache (HPCG 16^3 and 32^3, every shared matrix with >= 10 000 nonzeros), memory (HPCG 128^3, lap2d
 # 2000^2), irregular (powerlaw 2M, longrows 2M, arrow, rajat01, pow, karate, hangGlider_2), or matrix files.
-# For each repeat (REPEATS, default 3): a read-only STREAM (`stream 1024 6`, kernel=sum) at each thread count, then
+# For each repeat (REPEATS, default 3): a read-only STREAM (`stream 1024 6`, kernel=sum) at each thread count (and the
+# same with its arrays on huge pages, "pages=huge", reported apart), then
 # for each matrix and each thread count (THREADS, default "1 2"): spmv (bench_spmv: CRS and the SELL-C-sigma
 # configurations SPMV_CONFIGS, default "-C 8,16,32 -s 1,256,rows") and the peers (PEERS, default "ref-csr
 # petsc-aij petsc-sell eigen scipy mkl mkl-intelpath"; scipy at 1 thread only). Every line is printed with
@@ -60,6 +61,10 @@ for rep in $(seq 1 "$REPEATS"); do
     for t in $THREADS; do
         OMP_NUM_THREADS=$t OMP_PROC_BIND=close OMP_PLACES=cores "$peers/stream" 1024 6 2>/dev/null |
             grep 'kernel=sum' | sed "s/^/rep=$rep /"
+        # the same on huge pages (glibc >= 2.35 advises MADV_HUGEPAGE for malloc's mmap chunks), as spmv's own big
+        # arrays are (src/util/alloc.c): a second figure, not the roofline's (bench/read-bw-vs-stream.sh)
+        GLIBC_TUNABLES=glibc.malloc.hugetlb=1 OMP_NUM_THREADS=$t OMP_PROC_BIND=close OMP_PLACES=cores \
+            "$peers/stream" 1024 6 2>/dev/null | grep 'kernel=sum' | sed "s/^/rep=$rep pages=huge /"
     done
     for m in "${mats[@]}"; do
         for t in $THREADS; do

@@ -4,9 +4,9 @@
 Per matrix and thread count: spmv's best SELL-C-sigma (highest median among configurations measured in every
 repeat), spmv CRS, the plain loop (ref-csr), every peer, the best peer (ref-csr is the baseline, not a peer) and the
 ratios spmv best / best peer and spmv CRS / plain loop, plus the read roofline: STREAM sum bandwidth (median over the
-repeats at that thread count) / the CRS code balance (12 + 8/N_nzr + 20/N_nzr) / 2 B/flop (alpha = 1/N_nzr), as a
-percentage for spmv's best, spmv's CRS (plain 32-bit indices: the roofline of its own format) and the best peer
-(meaningful only for matrices far larger than the caches)."""
+repeats at that thread count; the same STREAM on huge pages, "pages=huge", is printed apart) / the CRS code balance
+(12 + 8/N_nzr + 20/N_nzr) / 2 B/flop (alpha = 1/N_nzr), as a percentage for spmv's best, spmv's CRS (plain 32-bit
+indices: the roofline of its own format) and the best peer (meaningful only for matrices far larger than the caches)."""
 import collections
 import statistics
 import sys
@@ -16,12 +16,13 @@ def main(path):
     runs = collections.defaultdict(list)   # (matrix, treq, peer) -> [gflops]
     meta = {}
     stream = collections.defaultdict(list)
+    stream_huge = collections.defaultdict(list)  # the same STREAM on huge pages (not the roofline's)
     reps = set()
     treq = None
     for line in open(path):
         f = dict(x.split("=", 1) for x in line.split() if "=" in x)
         if "kernel" in f and f.get("kernel") == "sum":
-            stream[int(f["threads"])].append(float(f["best_GBs"]))
+            (stream_huge if f.get("pages") == "huge" else stream)[int(f["threads"])].append(float(f["best_GBs"]))
             continue
         if "peer" not in f or "gflops" not in f:
             continue
@@ -37,7 +38,10 @@ def main(path):
     nrep = len(reps)
     bw = {t: statistics.median(v) for t, v in stream.items()}
     print(f"Repeats: {nrep}. Read-only STREAM (GB/s, median): " +
-          ", ".join(f"{t} thread(s) {bw[t]:.1f}" for t in sorted(bw)))
+          ", ".join(f"{t} thread(s) {bw[t]:.1f}" for t in sorted(bw)) +
+          ("; its arrays on huge pages (as spmv's, not used below): " +
+           ", ".join(f"{t} thread(s) {statistics.median(v):.1f}" for t, v in sorted(stream_huge.items()))
+           if stream_huge else ""))
     print()
     print("| matrix (N_nzr) | t | spmv best SELL | spmv CRS | plain loop | best peer | spmv best / best peer | "
           "spmv CRS / plain | % read roofline spmv best / spmv CRS / peer | all peers |")

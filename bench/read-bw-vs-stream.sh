@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# spmv-machine's read bandwidth against the peers' read-only STREAM in the same run (issue 16: "spmv-machine's
+# saturated read bandwidth within 5 % of STREAM's in the same run"), with STREAM's arrays on 4 KiB pages (as the
+# peers run it: aligned_alloc, and transparent huge pages only on request where THP is "madvise") and on huge pages
+# (the same binary under GLIBC_TUNABLES=glibc.malloc.hugetlb=1, glibc >= 2.35: malloc advises MADV_HUGEPAGE, as
+# the library and spmv-machine do for arrays of 4 MiB and more, src/util/alloc.c):
+#
+#   bench/read-bw-vs-stream.sh [ROUNDS] > LOG.txt
+#
+# Per round (ROUNDS, default 6): STREAM `stream 1024 6` (kernel=sum, best of 6) at 1 and 2 threads on 4 KiB pages
+# and on huge pages, `spmv-machine --only bw -q` (read column, 1 and 2 threads, 1 GiB), the four STREAMs again. The
+# ratio of a round is spmv-machine over the mean of the STREAM before and after it; the summary gives the medians.
+# Needs build/tools/spmv-machine and ../shared/peers/stream (make -C ../shared/peers stream).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+peers=${PEERS_DIR:-$here/../shared/peers}
+machine=$here/build/tools/spmv-machine
+ROUNDS=${1:-6}
+[ -x "$machine" ] || { echo "$0: $machine missing: build first" >&2; exit 2; }
+[ -x "$peers/stream" ] || { echo "$0: $peers/stream missing: make -C $peers stream" >&2; exit 2; }
+export OMP_PROC_BIND=close OMP_PLACES=cores
+st() { # threads pages(4k|huge) -> best GB/s of the sum kernel
+    local tun=
+    [ "$2" = huge ] && tun=glibc.malloc.hugetlb=1
+    GLIBC_TUNABLES=$tun OMP_NUM_THREADS=$1 "$peers/stream" 1024 6 2>/dev/null |
+        sed -n 's/.*kernel=sum .*best_GBs=\([0-9.]*\).*/\1/p'
+}
+echo "# $(date -u +%FT%TZ) spmv $(git -C "$here" rev-parse --short HEAD) on $(lscpu | sed -n 's/^Model name: *//p')"
+echo "# round | STREAM 4k 1t 2t, huge 1t 2t (before) | spmv-machine read 1t 2t | STREAM 4k 1t 2t, huge 1t 2t (after)"
+for r in $(seq 1 "$ROUNDS"); do
+    before="$(st 1 4k) $(st 2 4k) $(st 1 huge) $(st 2 huge)"
+    m=$("$machine" --only bw -q 2>&1 | awk '$1 == 1 || $1 == 2 { if (NF == 4) printf "%s ", $2 }')
+    after="$(st 1 4k) $(st 2 4k) $(st 1 huge) $(st 2 huge)"
+    echo "round $r | $before | $m| $after"
+done | tee /dev/stderr | awk -F'|' '
+    function med(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    { split($2, b, " "); split($3, m, " "); split($4, a, " "); n++
+      for (t = 1; t <= 2; t++) { k4 = (b[t] + a[t]) / 2; kh = (b[t + 2] + a[t + 2]) / 2
+          r4[t, n] = m[t] / k4; rh[t, n] = m[t] / kh
+          printf "round %d, %d thread(s): spmv-machine %.2f, STREAM 4k %.2f (x%.3f), huge pages %.2f (x%.3f)\n", n, t, m[t], k4, m[t] / k4, kh, m[t] / kh } }
+    END { for (t = 1; t <= 2; t++) { for (i = 1; i <= n; i++) { x[i] = r4[t, i]; y[i] = rh[t, i] }
+              printf "median over %d rounds, %d thread(s): spmv-machine / STREAM 4k %.3f, / STREAM huge pages %.3f\n", n, t, med(x, n), med(y, n) } }'
