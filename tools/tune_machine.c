@@ -118,7 +118,8 @@ static int find_exe(const char *name, char *out, size_t size)
     return -1;
 }
 
-/* Run EXE --quick -o OUT with its stdout on our stderr (quiet: spmv-machine -q, its table to /dev/null); at most
+/* Run EXE --quick -q -o OUT (its progress silenced, its errors on our stderr) with its table (stdout) in OUT.txt
+ * (quiet: to /dev/null): a first run of the tuner then prints its own lines, not the measurement's 400; at most
  * limit seconds. Returns the exit status, or -1. */
 static int run_quick(const char *exe, const char *out, double limit, int quiet, char *why, size_t wsize)
 {
@@ -130,14 +131,11 @@ static int run_quick(const char *exe, const char *out, double limit, int quiet, 
         return -1;
     }
     if (pid == 0) {
-        if (quiet) {
-            int dn = open("/dev/null", O_WRONLY);
-            if (dn >= 0) dup2(dn, 1);
-            execl(exe, "spmv-machine", "--quick", "-q", "-o", out, (char *)NULL);
-        } else {
-            dup2(2, 1);
-            execl(exe, "spmv-machine", "--quick", "-o", out, (char *)NULL);
-        }
+        char table[4500]; /* out: at most 4400 bytes */
+        snprintf(table, sizeof table, "%s.txt", out);
+        int fd = quiet ? open("/dev/null", O_WRONLY) : open(table, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd >= 0 ? fd : 2, 1); /* the table on stderr where its file cannot be made */
+        execl(exe, "spmv-machine", "--quick", "-q", "-o", out, (char *)NULL);
         _exit(127);
     }
     double t0 = tool_now();
@@ -599,8 +597,9 @@ int tune_machine_get(const char *prog, const char *path, int run, double max_s, 
                 tm->have = 1;
                 tm->measured_now = 1;
                 snprintf(tm->path, sizeof tm->path, "%s", own);
-                snprintf(tm->source, sizeof tm->source, "%.400s (measured just now by spmv-machine --quick, %.0f s)",
-                         own, tool_now() - t);
+                snprintf(tm->source, sizeof tm->source,
+                         "%.250s (measured just now by spmv-machine --quick, %.0f s%s%.250s%s)", own, tool_now() - t,
+                         quiet ? "" : "; its table: ", quiet ? "" : own, quiet ? "" : ".txt");
                 return 0;
             }
             if (rc == 0) snprintf(why, sizeof why, "it exited normally but %.100s is missing or does not parse (%.150s)",
