@@ -164,7 +164,8 @@ SPMV_API spmv_status spmv_crs_wrap(int32_t rows, int32_t cols, int64_t *rowptr, 
 
 /** From COO triplets (any order, duplicates summed). row, col: length nnz, indices with the given base (0 or 1);
  * val: length nnz, or NULL for a pattern (1.0). Errors: SPMV_ERR_ARG (index out of range, named with its
- * position), SPMV_ERR_NOMEM. */
+ * position), SPMV_ERR_NOMEM; as every constructor that chooses a kernel, the environment's errors of spmv_arch_get
+ * (SPMV_ERR_ARCH, SPMV_ERR_ARG naming the variable). */
 SPMV_API spmv_status spmv_crs_from_coo(int32_t rows, int32_t cols, int64_t nnz, const int32_t *row,
                                        const int32_t *col, const double *val, int base, spmv_crs **A);
 
@@ -185,7 +186,8 @@ SPMV_API spmv_status spmv_crs_set_threads(spmv_crs *A, int nthreads);
  * field, a malformed size line, an entry with too few tokens, an index outside 1..rows / 1..cols, more or fewer
  * entries than declared, a nonzero diagonal in a skew-symmetric file (SPMV_ERR_PARSE, message "FILE:LINE: reason");
  * rows or cols above INT32_MAX or an entry count above INT64_MAX (SPMV_ERR_OVERFLOW); an unreadable file
- * (SPMV_ERR_IO); SPMV_ERR_UNSUPPORTED when the library was built without SuiteSparse.
+ * (SPMV_ERR_IO); SPMV_ERR_UNSUPPORTED when the library was built without SuiteSparse; the environment's errors of
+ * spmv_arch_get (SPMV_ERR_ARCH, SPMV_ERR_ARG; their message names the variable, not the file).
  * Details: a UTF-8 BOM and blank lines before the banner are accepted; pattern with skew-symmetric, hermitian or
  * array format, non-integer values in an integer field, entries with too many tokens and data lines over 4096
  * characters are rejected. Values are read like strtod (nan/inf in any case, overflow gives +-inf, in the C
@@ -454,8 +456,10 @@ typedef struct spmv_sell {
     double run_sample_per_chunk; /**< the same sample's run-column entries per sampled chunk; -1 without a sample */
     int64_t yshared; /**< lines of y (64 bytes: 8 rows of the original order) that more than one part of the thread
                         partition writes, through perm (0 where y is indexed directly, with one part, or where the
-                        count found no memory): each moves between the cores' caches in every multiply, and where
-                        they cost more than a second thread saves, the multiply runs on one (spmv_sell_mv) */
+                        count found no memory): where each thread's share of the multiply stays in its core's private
+                        cache (SPMV_SHARED_LINE_CACHE_BYTES = 1 MiB of declared traffic per thread, src/kernels/
+                        kernel.h) each moves between the cores' caches in every multiply, and where they cost more
+                        than a second thread saves, the multiply runs on one (spmv_sell_mv, the model) */
 } spmv_sell;
 
 /** Convert CRS to SELL-C-sigma. The arrays are first touched by the thread partition the multiply uses (above 2^15
@@ -465,7 +469,8 @@ typedef struct spmv_sell {
  * < -1, max_stored_factor negative or not a number), SPMV_ERR_PADDING (the padding guard, see max_stored_factor;
  * nothing of the size of the stored entries was allocated), SPMV_ERR_NOMEM, SPMV_ERR_OVERFLOW (stored entries
  * exceed INT64 offsets, never in practice),
- * SPMV_ERR_UNSUPPORTED (rcm without SuiteSparse), SPMV_ERR_ARCH (SPMV_ARCH names an unavailable family). */
+ * SPMV_ERR_UNSUPPORTED (rcm without SuiteSparse), SPMV_ERR_ARCH (SPMV_ARCH names an unavailable family), SPMV_ERR_ARG
+ * also where another of the library's environment variables holds a value it does not take (spmv_arch_get). */
 SPMV_API spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, spmv_sell **S);
 
 /** Back to CRS in the original row and column order (padding dropped, explicit zeros kept): CRS -> SELL -> CRS

@@ -184,8 +184,9 @@ for t in spmv-convert spmv-bench spmv-tune; do
   run "$t OMP_NUM_THREADS=100000" 2 env OMP_NUM_THREADS=100000 "$bin/$t" --hpcg 4
   has err "$t: OMP_NUM_THREADS=100000: 100000 threads, the most is 4096"
 done
-run "machine OMP_NUM_THREADS=5000" 2 env OMP_NUM_THREADS=5000 "$bin/spmv-machine" --quick -q -o "$tmp/m.machine"
-has err "OMP_NUM_THREADS=5000"
+run "machine SPMV_VIDX=2" 1 env SPMV_VIDX=2 "$bin/spmv-machine" --quick -q -o "$tmp/m.machine"
+has err "spmv-machine: SPMV_VIDX=2: use 1 (on) or 0 (off)"
+[ ! -e "$tmp/m.machine" ] || { echo "FAIL a machine file was written"; fail=1; }
 # the library's variables with a value they do not take: the variable named, not the file
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n2 2 2.0\n' > "$tmp/two.mtx"
 for e in SPMV_SELL_NT=abc SPMV_PREFETCH=2 SPMV_VIDX=yes SPMV_XACCESS=foo SPMV_TEAM=foo SPMV_FORK_JOIN_NS=-1; do

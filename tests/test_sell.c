@@ -904,12 +904,21 @@ static void test_yshared(void)
                 T.yshared = big / SPMV_SHARED_LINE_WORK; /* costs the whole work */
                 CU_ASSERT(spmv__sell_team(&T, big) == 1);
                 /* ... unless a thread's share of the data exceeds its private cache: the lines leave it anyway */
-                const int64_t at = ((int64_t)team * SPMV_SHARED_LINE_CACHE_BYTES - ((int64_t)T.rows + T.cols) * 8) / 12;
-                T.stored = at + team + 1; /* the stored entries at which bytes / team exceeds the cache */
+                /* the bytes grow with the stored entries (the declared traffic per entry, per row, x): the largest
+                 * stored count at which a thread's share fits the cache (bisection), and the next one */
+                CU_ASSERT_FATAL(team >= 2); /* SPMV_FORK_JOIN_NS = 0 (testutil): a team of nparts */
+                int64_t lo = S->stored, hi = (int64_t)1 << 40; /* fits at lo, exceeds at hi */
+                T.stored = lo;
+                CU_ASSERT_FATAL(spmv__sell_bytes(&T) / team <= SPMV_SHARED_LINE_CACHE_BYTES);
+                while (hi - lo > 1) {
+                    T.stored = lo + (hi - lo) / 2;
+                    *(spmv__sell_bytes(&T) / team <= SPMV_SHARED_LINE_CACHE_BYTES ? &lo : &hi) = T.stored;
+                }
+                const int64_t at = lo;
+                T.stored = at + 1;
                 CU_ASSERT(spmv__sell_bytes(&T) / team > SPMV_SHARED_LINE_CACHE_BYTES);
-                CU_ASSERT(spmv__sell_team(&T, big) == team);
-                T.stored = at - 1; /* each share at the cache's size or below: one thread again */
-                CU_ASSERT(spmv__sell_bytes(&T) / team <= SPMV_SHARED_LINE_CACHE_BYTES);
+                CU_ASSERT(spmv__sell_team(&T, big) == team); /* just past the cache: the team */
+                T.stored = at; /* each share at the cache's size: one thread again */
                 CU_ASSERT(spmv__sell_team(&T, big) == 1);
             }
             for (int32_t i = 0; i < R->rows; i++) y[i] = yr[i] = 0.25 * i;

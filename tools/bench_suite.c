@@ -426,6 +426,7 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         spmv_tune_db_free(recs);
     }
     if ((threads = tool_threads(prog, threads)) < 0) return 2;
+    if (tool_env(prog)) return 1;
     tune_machine *tm = calloc(1, sizeof *tm);
     if (!tm || tune_machine_get(prog, machine_path, machine_run, 0, 0, tm)) {
         free(tm);

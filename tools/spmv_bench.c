@@ -221,6 +221,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if ((threads = tool_threads(prog, threads)) < 0) return 2;
+    if (tool_env(prog)) return 1;
     const int t_given = nt > 0;
     if (nt == 0) tlist[nt++] = threads;
 

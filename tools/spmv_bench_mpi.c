@@ -255,9 +255,9 @@ int main(int argc, char **argv)
     o.C = (int32_t)C;
     o.sigma = (int32_t)sigma;
     const int threads = (int)tool_threads(prog, 0);
-    if (threads < 0) {
+    if (threads < 0 || tool_env(prog)) {
         MPI_Finalize();
-        return 2;
+        return threads < 0 ? 2 : 1;
     }
     /* ranks on this node (they share its cores and memory bandwidth) and the number of nodes */
     MPI_Comm node;

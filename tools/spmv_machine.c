@@ -437,17 +437,19 @@ int main(int argc, char **argv)
             static const struct { const char *name; int bit; } pt[] = {
                 {"incore", BENCH_PART_INCORE}, {"stream", BENCH_PART_STREAM}, {"latency", BENCH_PART_LATENCY},
                 {"bw", BENCH_PART_BW}, {"clock", BENCH_PART_CLOCK}};
+            int named = 0; /* parts this --only names (a list of separators names none) */
             for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
                 int found = 0;
                 for (size_t k = 0; k < sizeof pt / sizeof *pt; k++)
-                    if (!strcmp(tok, pt[k].name)) o.parts |= pt[k].bit, found = 1;
+                    if (!strcmp(tok, pt[k].name)) o.parts |= pt[k].bit, found = 1, named++;
                 if (!found) {
-                    fprintf(stderr, "%s: --only: unknown part '%s' (incore, stream, latency, bw)\n", prog, tok);
+                    fprintf(stderr, "%s: --only: unknown part '%s' (incore, stream, latency, bw, clock)\n", prog, tok);
                     return 2;
                 }
             }
-            if (!o.parts) {
-                fprintf(stderr, "%s: --only: '%s' names no part (incore, stream, latency, bw)\n", prog, argv[i]);
+            if (!named || strlen(argv[i]) >= sizeof list) {
+                fprintf(stderr, "%s: --only: '%.300s' %s (incore, stream, latency, bw, clock)\n", prog, argv[i],
+                        named ? "is longer than a list of the parts" : "names no part");
                 return 2;
             }
             o.parts |= BENCH_PART_CLOCK;
@@ -477,8 +479,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             if (o.mem_bytes == -2 || (phys > 0 && (double)o.mem_bytes > phys)) {
-                fprintf(stderr, "%s: --mem-size: '%s' is more than this machine's memory (%s)\n", prog, argv[i],
-                        human(hb, sizeof hb, phys));
+                fprintf(stderr, "%s: --mem-size: '%s' is more than this machine's memory%s%s%s\n", prog, argv[i],
+                        phys > 0 ? " (" : "", phys > 0 ? human(hb, sizeof hb, phys) : "", phys > 0 ? ")" : "");
                 return 2;
             }
         } else {
@@ -513,7 +515,7 @@ int main(int argc, char **argv)
         return 2;
     }
     o.latency_sweep = !o.quick;
-    if (tool_threads(prog, 0) < 0) return 2; /* OMP_NUM_THREADS within SPMV_MAX_THREADS (the library's regions) */
+    if (tool_env(prog)) return 1; /* before minutes of measuring: the check on the library's kernels would fail */
     char path[4096] = "";
     if (install) {
         bench_topo t;

@@ -138,6 +138,14 @@ long tool_threads(const char *prog, long threads)
 #endif
 }
 
+int tool_env(const char *prog)
+{
+    spmv_arch a;
+    const spmv_status st = spmv_arch_get(&a);
+    if (st) tool_error(prog, st);
+    return st ? -1 : 0;
+}
+
 double tool_check(const spmv_crs *A, const double *x, const double *y)
 {
     double worst = 0;

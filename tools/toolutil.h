@@ -32,6 +32,10 @@ double tool_now(void);
  * at 100 000) prints "PROG: OMP_NUM_THREADS=...: ..." and returns -1. Called before the tool's first OpenMP region. */
 long tool_threads(const char *prog, long threads);
 
+/* The library's environment (SPMV_ARCH and the other variables spmv_arch_get checks) before any work: 0, or -1 after
+ * printing the library's error (the tool then exits with 1) */
+int tool_env(const char *prog);
+
 /* Check y = A*x against an independent serial CRS loop: returns the largest |y_i - yref_i| / (|A||x|)_i
  * (0 for exact), or +inf when a NaN/Inf differs. */
 double tool_check(const spmv_crs *A, const double *x, const double *y);

@@ -533,7 +533,7 @@ static int measure_latency(const bench_opts *o, bench_results *r, FILE *log)
     for (int L = 0; L < r->nlevels; L++) biggest = r->level_bytes[L] > biggest ? r->level_bytes[L] : biggest;
     char *buf = bench_alloc((size_t)biggest);
     if (!buf) {
-        fprintf(stderr, "spmv-machine: cannot allocate %lld bytes for the latency test\n", (long long)mem);
+        fprintf(stderr, "spmv-machine: cannot allocate %lld bytes for the latency test\n", (long long)biggest);
         return -1;
     }
     /* sizes: the levels' working sets and, for the sweep, powers of two from 4 KiB */
@@ -828,7 +828,7 @@ int bench_run(const bench_opts *opts, bench_results *r, FILE *log)
     if (!o.isa) o.isa = bench_isa_best();
     if (o.window <= 0) o.window = o.quick ? 0.00025 : 0.0005;
     if (o.windows <= 0) o.windows = o.quick ? 8 : 20;
-    if (o.passes <= 0) o.passes = o.quick ? 4 : 16; /* --quick: about 20-30 s on an idle 2-core VM */
+    if (o.passes <= 0) o.passes = o.quick ? 4 : 16; /* --quick: about 10-30 s on an idle 2-core VM */
     if (o.passes > MAXPASS) o.passes = MAXPASS;
     if (!o.seed) o.seed = 20200930;
     int parts = o.parts ? o.parts : 0xff;

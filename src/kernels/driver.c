@@ -114,7 +114,10 @@ int64_t spmv__sell_work(const spmv_sell *S)
 /* spmv__sell_team_cap, spmv__sell_team (kernel.h) */
 int64_t spmv__sell_bytes(const spmv_sell *S)
 {
-    return S->stored * 12 + ((int64_t)S->rows + S->cols) * 8;
+    spmv_traffic t;
+    spmv_sell_traffic(S, &t); /* S is not NULL: no error */
+    const double b = spmv_traffic_bytes(&t, S->stored, S->nnz, S->rows, S->nchunks, 0.0) + 8.0 * (double)S->cols;
+    return b < 9e18 ? (int64_t)b : INT64_MAX;
 }
 int spmv__sell_team_cap(const spmv_sell *S, int n, int64_t work)
 {

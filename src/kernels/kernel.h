@@ -69,8 +69,9 @@ const char *spmv__family_name(spmv_arch a);   /* also for families not built */
 
 /* The kernel for a matrix, chosen once when the matrix is built: the first kernel of the family in use that fits
  * (format, C, x access, nt; CRS: accepts_crs), else the reference kernel of the same format. With SPMV_VERBOSE=1 the choice and the
- * reason a faster kernel was not used go to stderr. Returns NULL only when SPMV_ARCH names a family that is not
- * available (the message is set): the constructor then fails with SPMV_ERR_ARCH. */
+ * reason a faster kernel was not used go to stderr. Returns NULL only when spmv_arch_get fails (SPMV_ARCH names a
+ * family that is not available, or another environment variable a value it does not take; the message is set): the
+ * constructor then fails with spmv__arch_status()'s status. */
 const spmv_kernel *spmv__crs_kernel(const spmv_crs *A);
 /* Why this thread's last spmv_arch_get failed (the kernel choices call it): SPMV_ERR_ARCH (SPMV_ARCH), SPMV_ERR_ARG
  * (another of the library's environment variables holds a value it does not take), or SPMV_OK. The error is the
@@ -173,17 +174,18 @@ int spmv__team(int32_t nparts, int64_t work);
  * 484 lines shared by SELL-16-rows: about 33 ns per shared line, 85 entries of this core's 0.39 ns); SELL-16-256 of
  * the same matrix, whose parts share 27 lines, 5.3-6.3 on 2 (BENCHMARKS.md, 2026-12-05). */
 #define SPMV_SHARED_LINE_WORK 64
-/* The rule above holds where each thread's share of the multiply (S's stored values and 32-bit indices, x and y:
+/* The rule above holds where each thread's share of the multiply (the bytes its kernel declares, x read once:
  * spmv__sell_bytes) stays in its core's private cache between multiplies, so that a shared line moves from one core's
  * cache to the other's in every multiply. Beyond it the lines of y leave the private caches between the writes anyway
  * and a team gains as it does without shared lines: power-law matrices (gen_irregular powerlaw N 8 2.3, N_nzr 6.4-7.1)
  * as SELL-32-rows on 2 threads of the AMD EPYC (Zen 5) VM (L2 1 MiB per core), one thread against the team, 3
- * rounds: 8 192 rows (0.78 MB, 665 of 1 024 lines shared) 5.2-5.6 against 4.4 Gflop/s, 32 768 rows (3.1 MB) 3.9-4.2
- * against 5.9-6.1, 131 072 rows (12.9 MB) 2.2-2.4 against 4.9-5.1, 1 048 576 rows (106 MB) 1.4-1.5 against 2.4-2.7
+ * rounds (declared bytes of a multiply): 8 192 rows (0.88 MB, 665 of 1 024 lines shared) 5.2-5.6 against 4.4
+ * Gflop/s, 32 768 rows (3.6 MB) 3.9-4.2 against 5.9-6.1, 131 072 rows (14.5 MB) 2.2-2.4 against 4.9-5.1, 1 048 576
+ * rows (119 MB) 1.4-1.5 against 2.4-2.7
  * (BENCHMARKS.md, 2026-12-05 10:52). 1 MiB: the L2 of Zen 5 (512 KiB on Zen 3, 2 MiB on Sapphire Rapids). */
 #define SPMV_SHARED_LINE_CACHE_BYTES ((int64_t)1 << 20)
-/* Bytes a multiply of S touches, as the team rule counts them: 12 per stored entry, 8 per row of y and per column
- * of x */
+/* Bytes a multiply of S moves, as the team rule counts them: its kernel's declared traffic (spmv_sell_traffic: values,
+ * indices, run columns, 16-bit indices, value indices, y, perm, the CRS part) with x read once */
 int64_t spmv__sell_bytes(const spmv_sell *S);
 /* A team of n threads for a SELL multiply of `work` entries (spmv__sell_work) of S's partition: n, or 1 where the
  * lines of y that several parts write through perm (spmv_sell.yshared, SPMV_SHARED_LINE_WORK entries each) cost
