@@ -313,20 +313,23 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
 {
     static char h[16384];
     size_t n = 0;
-#define H(...) n += (size_t)snprintf(h + n, n < sizeof h ? sizeof h - n : 0, __VA_ARGS__)
+/* past the buffer only counts (no pointer beyond h is formed); the command line below is cut at 4 KiB so that the
+ * header always fits */
+#define H(...) n += (size_t)snprintf(n < sizeof h ? h + n : NULL, n < sizeof h ? sizeof h - n : 0, __VA_ARGS__)
     char date[64];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     H("# Measured by spmv-machine (spmv %s) on host %s, %s, in %.0f s.\n", spmv_version(), r->topo.hostname, date,
       r->seconds[5]);
     H("# Command:"); /* control bytes as \xHH: a newline in an argument would end the comment */
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < argc && n < 4096; i++) {
         H(" ");
-        for (const unsigned char *c = (const unsigned char *)argv[i]; *c; c++) {
+        for (const unsigned char *c = (const unsigned char *)argv[i]; *c && n < 4096; c++) {
             if (*c < 0x20 || *c == 0x7f) H("\\x%02X", *c);
             else H("%c", *c);
         }
     }
+    if (n >= 4096) H(" ...");
     H("\n# CPU: %s%s%s%s, %d cores, %s.\n", r->topo.cpu_name, r->topo.uarch[0] ? " (" : "", r->topo.uarch,
       r->topo.uarch[0] ? ")" : "", r->topo.cores, r->topo.virtualized ? "virtual machine" : "bare metal or unknown");
     H("# In-core ISA measured: %s, %s: SIMD width = %d doubles.%s\n", r->isa->name, r->isa->desc, r->width,
