@@ -425,8 +425,8 @@ int bench_suite_main(const char *prog, int argc, char **argv)
         }
         spmv_tune_db_free(recs);
     }
-    if ((threads = tool_threads(prog, threads)) < 0) return 2;
-    if (tool_env(prog)) return 1;
+    const int rc0 = tool_start(prog, &threads);
+    if (rc0) return rc0;
     tune_machine *tm = calloc(1, sizeof *tm);
     if (!tm || tune_machine_get(prog, machine_path, machine_run, 0, 0, tm)) {
         free(tm);

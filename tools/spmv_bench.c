@@ -220,8 +220,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if ((threads = tool_threads(prog, threads)) < 0) return 2;
-    if (tool_env(prog)) return 1;
+    const int rc0 = tool_start(prog, &threads);
+    if (rc0) return rc0;
     const int t_given = nt > 0;
     if (nt == 0) tlist[nt++] = threads;
 

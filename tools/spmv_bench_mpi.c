@@ -254,11 +254,13 @@ int main(int argc, char **argv)
     }
     o.C = (int32_t)C;
     o.sigma = (int32_t)sigma;
-    const int threads = (int)tool_threads(prog, 0);
-    if (threads < 0 || tool_env(prog)) {
+    long tl = 0;
+    const int rc0 = tool_start(prog, &tl);
+    if (rc0) {
         MPI_Finalize();
-        return threads < 0 ? 2 : 1;
+        return rc0;
     }
+    const int threads = (int)tl;
     /* ranks on this node (they share its cores and memory bandwidth) and the number of nodes */
     MPI_Comm node;
     int ranks_node = 1, node_rank = 0, nodes = 0;

@@ -68,8 +68,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (tool_threads(prog, 0) < 0) return 2;
-    if (tool_env(prog)) return 1;
+    const int rc0 = tool_start(prog, NULL);
+    if (rc0) return rc0;
     if (out && tool_output_check(prog, "-o", out, 0)) return 1; /* before reading and reordering */
     spmv_crs *A = NULL, *R = NULL;
     spmv_sell *S = NULL;

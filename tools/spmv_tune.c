@@ -182,8 +182,8 @@ int main(int argc, char **argv)
         }
         spmv_tune_db_free(recs);
     }
-    if ((threads = tool_threads(prog, threads)) < 0) return 2;
-    if (tool_env(prog)) return 1;
+    const int rc0 = tool_start(prog, &threads);
+    if (rc0) return rc0;
 
     /* this machine */
     spmv_tune_host host;

@@ -112,7 +112,7 @@ double tool_now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-long tool_threads(const char *prog, long threads)
+static long tool_threads(const char *prog, long threads)
 {
 #ifdef _OPENMP
     if (threads > 0) {
@@ -144,6 +144,14 @@ int tool_env(const char *prog)
     const spmv_status st = spmv_arch_get(&a);
     if (st) tool_error(prog, st);
     return st ? -1 : 0;
+}
+
+int tool_start(const char *prog, long *threads)
+{
+    const long t = tool_threads(prog, threads ? *threads : 0);
+    if (t < 0) return 2;
+    if (threads) *threads = t;
+    return tool_env(prog) ? 1 : 0;
 }
 
 double tool_check(const spmv_crs *A, const double *x, const double *y)

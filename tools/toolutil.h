@@ -27,14 +27,16 @@ void tool_error(const char *prog, spmv_status st);
 /* Wall clock in seconds. */
 double tool_now(void);
 
-/* The tool's OpenMP threads: `threads` (its -t, > 0) set with omp_set_num_threads, else OpenMP's default
- * (OMP_NUM_THREADS, or the cores); 1 without OpenMP. Above SPMV_MAX_THREADS (libgomp fails with a segmentation fault
- * at 100 000) prints "PROG: OMP_NUM_THREADS=...: ..." and returns -1. Called before the tool's first OpenMP region. */
-long tool_threads(const char *prog, long threads);
-
 /* The library's environment (SPMV_ARCH and the other variables spmv_arch_get checks) before any work: 0, or -1 after
  * printing the library's error (the tool then exits with 1) */
 int tool_env(const char *prog);
+
+/* Before the tool's work (its first OpenMP region): its OpenMP threads, *threads (its -t, > 0) set with
+ * omp_set_num_threads, else OpenMP's default (OMP_NUM_THREADS, or the cores) into *threads (1 without OpenMP; threads
+ * NULL: the default, not returned); above SPMV_MAX_THREADS (libgomp fails with a segmentation fault at 100 000) a
+ * message "PROG: OMP_NUM_THREADS=...: ..." and 2; a warning where they exceed the CPUs. Then tool_env: 1 where it
+ * fails. Else 0. */
+int tool_start(const char *prog, long *threads);
 
 /* Check y = A*x against an independent serial CRS loop: returns the largest |y_i - yref_i| / (|A||x|)_i
  * (0 for exact), or +inf when a NaN/Inf differs. */

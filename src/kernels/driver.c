@@ -47,12 +47,8 @@ double spmv__fork_join_ns(void)
 #endif
     int64_t ps = __atomic_load_n(&fork_join_ps[kind], __ATOMIC_RELAXED);
     if (ps >= 0) return 1e-3 * (double)ps;
-    const char *e = getenv(SPMV_FORK_JOIN_ENV);
-    if (e && *e) {
-        char *end;
-        const double v = strtod(e, &end);
-        if (*end == '\0' && v >= 0 && v <= 1e9) ps = (int64_t)(v * 1e3);
-    }
+    double env_ns;
+    if (spmv__env_fork_join_ns(&env_ns) > 0) ps = (int64_t)(env_ns * 1e3);
 #ifdef _OPENMP
     if (ps < 0) {
         if (m < 2 || omp_in_parallel()) return 0.0; /* no team here (not cached: it may be started later) */
@@ -121,8 +117,9 @@ int64_t spmv__sell_bytes(const spmv_sell *S)
 }
 int spmv__sell_team_cap(const spmv_sell *S, int n, int64_t work)
 {
-    if (n <= 1 || S->yshared == 0 || spmv__sell_bytes(S) / n > SPMV_SHARED_LINE_CACHE_BYTES) return n;
-    return S->yshared * (int64_t)SPMV_SHARED_LINE_WORK > work - work / n ? 1 : n;
+    /* the count's comparison first: the bytes (the kernel's traffic declaration) only where it would cap */
+    if (n <= 1 || S->yshared * (int64_t)SPMV_SHARED_LINE_WORK <= work - work / n) return n;
+    return spmv__sell_bytes(S) / n > SPMV_SHARED_LINE_CACHE_BYTES ? n : 1;
 }
 int spmv__sell_team(const spmv_sell *S, int64_t work)
 {

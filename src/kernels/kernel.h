@@ -198,6 +198,9 @@ int spmv__team_for(int32_t nparts, int64_t work, double fork_join_ns);
 int64_t spmv__team_min_work(double fork_join_ns);
 double spmv__fork_join_ns(void);
 #define SPMV_FORK_JOIN_ENV "SPMV_FORK_JOIN_NS"
+/* SPMV_FORK_JOIN_NS as the library reads it: 1 and *ns where it is a number from 0 to 1e9, 0 where it is unset or
+ * empty, -1 where it is something else (spmv_arch_get's error) */
+int spmv__env_fork_join_ns(double *ns);
 /* ns per entry of work in cache on one core that the team rule assumes: the CRS kernels on 11 800-14 800-entry
  * shared matrices (G51, pow, hangGlider_2) take 0.28-0.34 ns per entry on the AMD EPYC (Zen 5) VM, 0.4-0.5 on the
  * Intel Xeon VM; the smaller figure asks for more work per thread */

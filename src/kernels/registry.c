@@ -137,15 +137,22 @@ static int env_check(void)
     const char *t = getenv(SPMV_TEAM_ENV);
     if (t && *t && strcmp(t, "openmp"))
         return spmv__error(SPMV_ERR_ARG, "%s=%s: use openmp, or leave it unset (helper threads)", SPMV_TEAM_ENV, t), 1;
-    const char *f = getenv(SPMV_FORK_JOIN_ENV);
-    if (f && *f) {
-        char *end;
-        const double v = strtod(f, &end);
-        if (*end || !(v >= 0 && v <= 1e9))
-            return spmv__error(SPMV_ERR_ARG, "%s=%s: use a number of nanoseconds from 0 to 1e9, or leave it unset",
-                               SPMV_FORK_JOIN_ENV, f), 1;
-    }
+    double ns;
+    if (spmv__env_fork_join_ns(&ns) < 0)
+        return spmv__error(SPMV_ERR_ARG, "%s=%s: use a number of nanoseconds from 0 to 1e9, or leave it unset",
+                           SPMV_FORK_JOIN_ENV, getenv(SPMV_FORK_JOIN_ENV)), 1;
     return 0;
+}
+
+int spmv__env_fork_join_ns(double *ns)
+{
+    const char *f = getenv(SPMV_FORK_JOIN_ENV);
+    if (!f || !*f) return 0;
+    char *end;
+    const double v = strtod(f, &end);
+    if (*end || !(v >= 0 && v <= 1e9)) return -1;
+    *ns = v;
+    return 1;
 }
 
 spmv_status spmv__arch_status(void) { return env_st; }
