@@ -9,17 +9,21 @@
 # prediction and its error (predicted - measured) / measured. spmv-bench does the measuring (result check first) and
 # the model (--model, --machine FILE).
 #
-# Measured = the best of --runs short runs (min time per multiply), not the median: on a machine shared with other
-# work a run loses the core for whole time slices, and the machine file's numbers (spmv-machine) are the best of
-# short windows too. The median is in the CSV next to it.
-#
+# Measured = the median over --passes interleaved passes (every matrix and variant once per pass, the same order each
+# pass) of each pass's best of --runs short runs (min time per multiply). The best within a pass, not its median: on
+# a machine shared with other work a run loses the core for whole time slices, and the machine file's numbers
+# (spmv-machine) are the best of short windows too. The median over passes: the host's slow phases last minutes
+# here (the same multiply measured 1.4-1.7x apart in two runs 4 minutes apart, BENCHMARKS.md 2026-12-05 05:36), so
+# one pass per point classed a point by the phase it fell in. The median of each pass's median is in the CSV too,
+# and every pass's best.
 # usage: bench/model-vs-measurement.sh [--machine FILE] [--build DIR] [--data DIR] [--out FILE.md] [--csv FILE]
-#                                      [--runs N] [--time S] [--matrices "NAME ..."]
+#                                      [--runs N] [--time S] [--passes P] [--matrices "NAME ..."]
 #   --machine  machine file; default: measured in this run (build/tools/spmv-machine -o DATA/machine-measured.machine,
 #              about 2.5 minutes), so that the model's parameters and the measured Gflop/s come from the same state
 #              of the machine (a VM's bandwidth differs by 30 % from one day to the next)
 #   --data     folder for the generated large matrices (default /tmp/spmv-mvm; never inside the repository)
 #   --out      the Markdown table (default: stdout); --csv every point as CSV (default DATA/model-vs-measurement.csv)
+#   --passes   interleaved passes over all points (default 3; measured = the median of the passes' best)
 # Matrix names: hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw (default: all).
 # The large matrices (lap2d 2000^2: 4 M rows; powerlaw: 2 M rows, 33 M nonzeros) are generated into DATA once
 # (python3 + numpy for lap2d, the peers' gen_irregular for powerlaw; about a minute each).
@@ -35,6 +39,7 @@ out=-
 csv=
 runs=20
 time=0.05
+passes=3
 mats="hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw"
 shared="$here/../shared"
 while [ $# -gt 0 ]; do
@@ -45,6 +50,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --csv) csv=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
+    --passes) passes=$2; shift 2 ;;
     --time) time=$2; shift 2 ;;
     --matrices) mats=$2; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
@@ -113,55 +119,79 @@ vopts() {
 vsigma() { case "$1" in powerlaw) echo 131072 ;; *) echo "" ;; esac; }
 vx() { case "$1" in *-gather) echo gather ;; *-emul) echo emul ;; *) echo "" ;; esac; }
 
-echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where" > "$csv"
+case "$passes" in '' | *[!0-9]* | 0) echo "model-vs-measurement.sh: --passes takes a count of at least 1" >&2; exit 2 ;; esac
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+raw=$(mktemp)
+trap 'rm -f "$tmp" "$raw"' EXIT
 failed=0
-for m in $mats; do
-    s=$(spec "$m") || exit 1
-    for v in $variants; do
-        x=$(vx "$v")
-        # shellcheck disable=SC2086
-        if ! env ${x:+SPMV_XACCESS=$x} ${MVM_WAIT_POLICY:+OMP_WAIT_POLICY=$MVM_WAIT_POLICY} "$bench" $s $(vopts "$v" "$(vsigma "$m")") -t 1,2 --time "$time" \
-            --runs "$runs" --machine "$machine" --model > "$tmp" 2>&1; then
-            echo "model-vs-measurement.sh: $m $v failed:" >&2
-            tail -3 "$tmp" >&2
-            failed=$((failed + 1))
-            continue
-        fi
-        # one record per thread count: threads, time (min), perf (median), roofline, ECM, the data's placement
-        awk -v m="$m" -v v="$v" '
-            /^matrix / { for (i = 1; i <= NF; i++) if ($i == "nnz,") nnz = $(i - 1) }
-            /^kernel / { kernel = $2 }
-            /^threads / { t = $2 }
-            /^time / { for (i = 1; i <= NF; i++) if ($i == "(min") { mn = $(i + 1); sub(/,/, "", mn) } }
-            /^perf / { med = $2 }
-            /^roofline / { roof = $2; where = $0; sub(/.*from /, "", where); sub(/;.*/, "", where)
-                           memp = 0; n = split(where, parts, ", ");
-                           for (i = 1; i <= n; i++) if (parts[i] ~ /MEM$/) { split(parts[i], q, " "); memp = q[1] } }
-            /^ECM / { ecm = $2
-                      best = 2 * nnz / (mn * 1e-3) * 1e-9
-                      pct = roof > 0 ? 100 * best / roof : 0
-                      err = best > 0 ? 100 * (ecm - best) / best : 0
-                      gsub(/,/, ";", where)
-                      printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s\n", m, v, kernel, t, nnz, best, med,
-                             roof, pct, ecm, err, memp, where }' "$tmp" >> "$csv"
+pass=1
+while [ "$pass" -le "$passes" ]; do
+    echo "pass $pass of $passes" >&2
+    for m in $mats; do
+        s=$(spec "$m") || exit 1
+        for v in $variants; do
+            x=$(vx "$v")
+            # shellcheck disable=SC2086
+            if ! env ${x:+SPMV_XACCESS=$x} ${MVM_WAIT_POLICY:+OMP_WAIT_POLICY=$MVM_WAIT_POLICY} "$bench" $s $(vopts "$v" "$(vsigma "$m")") -t 1,2 --time "$time" \
+                --runs "$runs" --machine "$machine" --model > "$tmp" 2>&1; then
+                echo "model-vs-measurement.sh: $m $v failed:" >&2
+                tail -3 "$tmp" >&2
+                failed=$((failed + 1))
+                continue
+            fi
+            # one record per thread count: pass, threads, best Gflop/s (min time), perf (median), roofline, ECM, the
+            # data's placement
+            awk -v m="$m" -v v="$v" -v pass="$pass" '
+                /^matrix / { for (i = 1; i <= NF; i++) if ($i == "nnz,") nnz = $(i - 1) }
+                /^kernel / { kernel = $2 }
+                /^threads / { t = $2 }
+                /^time / { for (i = 1; i <= NF; i++) if ($i == "(min") { mn = $(i + 1); sub(/,/, "", mn) } }
+                /^perf / { med = $2 }
+                /^roofline / { roof = $2; where = $0; sub(/.*from /, "", where); sub(/;.*/, "", where)
+                               memp = 0; n = split(where, parts, ", ");
+                               for (i = 1; i <= n; i++) if (parts[i] ~ /MEM$/) { split(parts[i], q, " "); memp = q[1] } }
+                /^ECM / { ecm = $2
+                          best = 2 * nnz / (mn * 1e-3) * 1e-9
+                          gsub(/,/, ";", where)
+                          printf "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%s,%s\n", m, v, kernel, t, nnz, pass, best, med,
+                                 roof, ecm, memp, where }' "$tmp" >> "$raw"
+        done
     done
+    pass=$((pass + 1))
 done
 
+# per point (matrix, variant, threads, in the order measured): the median over the passes of the best and of the
+# median; the model's figures (the same in every pass: they depend on the machine file and the matrix only) from the
+# first pass
+echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where,passes_best_gflops" > "$csv"
+awk -F, '
+    function med(list,    a, n, i, j, x) {
+        n = split(list, a, " ")
+        for (i = 2; i <= n; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { k = $1 "," $2 "," $4
+      if (!(k in kern)) { order[++np] = k; kern[k] = $3; nnz[k] = $5; roof[k] = $9; ecm[k] = $10; memp[k] = $11; where[k] = $12 }
+      bests[k] = bests[k] (bests[k] == "" ? "" : " ") $7; meds[k] = meds[k] (meds[k] == "" ? "" : " ") $8 }
+    END { for (i = 1; i <= np; i++) { k = order[i]; split(k, f, ",")
+              best = med(bests[k]); pct = roof[k] > 0 ? 100 * best / roof[k] : 0
+              err = best > 0 ? 100 * (ecm[k] - best) / best : 0
+              printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s,%s\n", f[1], f[2], kern[k], f[3], nnz[k], best,
+                     med(meds[k]), roof[k], pct, ecm[k], err, memp[k], where[k], bests[k] } }' "$raw" >> "$csv"
+
 # the table and the summary against the targets
-awk -F, -v machine="$(basename "$machine")" '
+awk -F, -v machine="$(basename "$machine")" -v passes="$passes" '
     NR == 1 { next }
     { n++; mem = $12 >= 50
-      printf "| %s | %s | %s | %d | %.3f | %.3f | %.0f %% | %.3f | %+.0f %% | %s |\n", $1, $2, $3, $4, $6, $8, $9, $10,
-             $11, $13
+      printf "| %s | %s | %s | %d | %.3f | %s | %.3f | %.0f %% | %.3f | %+.0f %% | %s |\n", $1, $2, $3, $4, $6, $14, $8, $9,
+             $10, $11, $13
       if ($9 > maxpct) { maxpct = $9; maxat = $1 " " $2 " t=" $4 }
       if ($9 > 105) over++
       e = $11 < 0 ? -$11 : $11
       if (mem) { nm++; if (e <= 15) okm++ } else { nc++; if (e <= 25) okc++ } }
-    BEGIN { print "| matrix | variant | kernel | threads | measured Gflop/s (best) | roofline | % of roofline | ECM | ECM error | data from |"
-            print "|---|---|---|---|---|---|---|---|---|---|" }
-    END { printf "\nmachine file %s; %d points: highest %% of roofline %.0f %% (%s), %d above 105 %%;\n", machine, n,
+    BEGIN { print "| matrix | variant | kernel | threads | measured Gflop/s | each pass (best) | roofline | % of roofline | ECM | ECM error | data from |"
+            print "|---|---|---|---|---|---|---|---|---|---|---|" }
+    END { printf "\nmachine file %s; measured = median of %d passes; %d points: highest %% of roofline %.0f %% (%s), %d above 105 %%;\n", machine, passes, n,
                  maxpct, maxat, over
           printf "ECM within +-15 %% on %d of %d memory-bound points (%.0f %%), within +-25 %% on %d of %d in-cache points (%.0f %%)\n",
                  okm, nm, nm ? 100 * okm / nm : 0, okc, nc, nc ? 100 * okc / nc : 0 }' "$csv" > "$tmp"
