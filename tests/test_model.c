@@ -815,6 +815,46 @@ static void test_mix_bandwidth(void)
     CU_ASSERT_EQUAL(spmv_machine_mix_bandwidth(NULL, 1, 1), 0);
 }
 
+/* the machine at another clock (spmv_machine_at_clock): the paper's CRS case at 3.6 instead of 1.8 GHz: the
+ * in-core-bound prediction doubles (47.5 cy per row at twice the clock), the memory's 117 B/cy become 58.5 (the same
+ * 210.6 GB/s), the caches' B/cy and the saturated GB/s stay; bad arguments leave the machine as it was */
+static void test_machine_at_clock(void)
+{
+    load_a64fx();
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0};
+    spmv_machine m = a64fx;
+    CU_ASSERT_EQUAL_FATAL(spmv_machine_at_clock(&m, 3.6), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m.clock_ghz, 3.6, EXACT);
+    const int mem = m.nlevels - 1;
+    CU_ASSERT_DOUBLE_EQUAL(m.level[mem].upstream_bw, 117.0 * 1.8 / 3.6, EXACT);
+    CU_ASSERT_DOUBLE_EQUAL(m.level[mem].upstream_bw * m.clock_ghz, a64fx.level[mem].upstream_bw * a64fx.clock_ghz,
+                           1e-9);
+    for (int i = 0; i < mem; i++) CU_ASSERT_DOUBLE_EQUAL(m.level[i].upstream_bw, a64fx.level[i].upstream_bw, EXACT);
+    CU_ASSERT_DOUBLE_EQUAL(m.bw_triad, a64fx.bw_triad, EXACT);
+    CU_ASSERT_DOUBLE_EQUAL(m.fma_latency, a64fx.fma_latency, EXACT);
+    CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
+    spmv_ecm e1, e2;
+    CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e1), SPMV_OK);
+    CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&m, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e2), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(e2.T_ecm, 47.5, EXACT);             /* cycles: the same */
+    CU_ASSERT_DOUBLE_EQUAL(e2.T_xfer[2], 352.0 / 58.5, EXACT);  /* the memory's cycles per row: twice as many */
+    CU_ASSERT_DOUBLE_EQUAL(e2.P1, 2 * e1.P1, 1e-12);           /* 54 * 3.6 / 47.5 Gflop/s */
+    CU_ASSERT_DOUBLE_EQUAL(e2.P_sat, e1.P_sat, EXACT);         /* GB/s / B/flop: no clock in it */
+    /* bad arguments: an error naming the argument, the machine untouched */
+    spmv_machine before = m;
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(&m, 0.0), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "clock_ghz"));
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(&m, -1.0), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(&m, NAN), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(&m, INFINITY), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(memcmp(&m, &before, sizeof m), 0);
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(NULL, 2.0), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "NULL"));
+    spmv_machine z;
+    spmv_machine_init(&z);
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(&z, 2.0), SPMV_ERR_ARG); /* its own clock 0 */
+}
+
 /* the new machine-file keys: optional, round trip exactly; an old file (without them) still loads */
 static void test_machine_keys(void)
 {
@@ -1077,6 +1117,7 @@ int main(void)
                                     {"gather cost by lines per gather", test_gather_lines},
                                     {"roofline by where the data live", test_roofline_levels},
                                     {"parallel region overhead per multiply", test_parallel_overhead},
+                                    {"the machine at the clock of a run", test_machine_at_clock},
                                     {NULL, NULL}});
     return tu_run();
 }

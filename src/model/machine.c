@@ -71,6 +71,25 @@ double spmv_machine_mix_bandwidth(const spmv_machine *m, double rd, double wr)
     return (rd + wr) / (rd / bR + wr * inv_w);
 }
 
+spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz)
+{
+    if (!m) return spmv__error(SPMV_ERR_ARG, "spmv_machine_at_clock: argument m is NULL");
+    if (!(clock_ghz > 0) || !isfinite(clock_ghz))
+        return spmv__error(SPMV_ERR_ARG, "spmv_machine_at_clock: clock_ghz = %g: not a positive finite number of GHz",
+                           clock_ghz);
+    if (!(m->clock_ghz > 0) || !isfinite(m->clock_ghz))
+        return spmv__error(SPMV_ERR_ARG, "spmv_machine_at_clock: the machine's own clock (%g GHz) is not positive",
+                           m->clock_ghz);
+    if (m->nlevels >= 1 && m->nlevels <= SPMV_MACHINE_MAX_LEVELS) { /* the memory: the same GB/s at the new clock */
+        spmv_machine_level *mem = &m->level[m->nlevels - 1];
+        const double f = m->clock_ghz / clock_ghz;
+        mem->upstream_bw *= f;
+        mem->upstream_write_bw *= f;
+    }
+    m->clock_ghz = clock_ghz;
+    return SPMV_OK;
+}
+
 static int is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 spmv_status spmv_machine_check(const spmv_machine *m)
