@@ -140,11 +140,12 @@ while [ "$pass" -le "$passes" ]; do
                 continue
             fi
             # one record per thread count: pass, threads, best Gflop/s (min time), perf (median), roofline, ECM, the
-            # data's placement
+            # data's placement, the clock the model took (spmv-bench measures it around the timing)
             awk -v m="$m" -v v="$v" -v pass="$pass" '
                 /^matrix / { for (i = 1; i <= NF; i++) if ($i == "nnz,") nnz = $(i - 1) }
                 /^kernel / { kernel = $2 }
-                /^threads / { t = $2 }
+                /^threads / { t = $2; clk = 0 }
+                /^clock / { clk = $2 + 0 }
                 /^time / { for (i = 1; i <= NF; i++) if ($i == "(min") { mn = $(i + 1); sub(/,/, "", mn) } }
                 /^perf / { med = $2 }
                 /^roofline / { roof = $2; where = $0; sub(/.*from /, "", where); sub(/;.*/, "", where)
@@ -153,17 +154,17 @@ while [ "$pass" -le "$passes" ]; do
                 /^ECM / { ecm = $2
                           best = 2 * nnz / (mn * 1e-3) * 1e-9
                           gsub(/,/, ";", where)
-                          printf "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%s,%s\n", m, v, kernel, t, nnz, pass, best, med,
-                                 roof, ecm, memp, where }' "$tmp" >> "$raw"
+                          printf "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f\n", m, v, kernel, t, nnz, pass, best,
+                                 med, roof, ecm, memp, where, clk }' "$tmp" >> "$raw"
         done
     done
     pass=$((pass + 1))
 done
 
-# per point (matrix, variant, threads, in the order measured): the median over the passes of the best and of the
-# median; the model's figures (the same in every pass: they depend on the machine file and the matrix only) from the
-# first pass
-echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where,passes_best_gflops" > "$csv"
+# per point (matrix, variant, threads, in the order measured): the median over the passes of the best, of the median
+# and of the ECM prediction (each pass's at the clock measured in that pass); the roofline (GB/s and bytes: the same
+# in every pass) from the first pass
+echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where,passes_best_gflops,passes_clock_ghz" > "$csv"
 awk -F, '
     function med(list,    a, n, i, j, x) {
         n = split(list, a, " ")
@@ -171,26 +172,27 @@ awk -F, '
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     { k = $1 "," $2 "," $4
-      if (!(k in kern)) { order[++np] = k; kern[k] = $3; nnz[k] = $5; roof[k] = $9; ecm[k] = $10; memp[k] = $11; where[k] = $12 }
-      bests[k] = bests[k] (bests[k] == "" ? "" : " ") $7; meds[k] = meds[k] (meds[k] == "" ? "" : " ") $8 }
+      if (!(k in kern)) { order[++np] = k; kern[k] = $3; nnz[k] = $5; roof[k] = $9; memp[k] = $11; where[k] = $12 }
+      sp = bests[k] == "" ? "" : " "
+      bests[k] = bests[k] sp $7; meds[k] = meds[k] sp $8; ecms[k] = ecms[k] sp $10; clks[k] = clks[k] sp $13 }
     END { for (i = 1; i <= np; i++) { k = order[i]; split(k, f, ",")
-              best = med(bests[k]); pct = roof[k] > 0 ? 100 * best / roof[k] : 0
-              err = best > 0 ? 100 * (ecm[k] - best) / best : 0
-              printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s,%s\n", f[1], f[2], kern[k], f[3], nnz[k], best,
-                     med(meds[k]), roof[k], pct, ecm[k], err, memp[k], where[k], bests[k] } }' "$raw" >> "$csv"
+              best = med(bests[k]); ecm = med(ecms[k]); pct = roof[k] > 0 ? 100 * best / roof[k] : 0
+              err = best > 0 ? 100 * (ecm - best) / best : 0
+              printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s,%s,%s\n", f[1], f[2], kern[k], f[3], nnz[k], best,
+                     med(meds[k]), roof[k], pct, ecm, err, memp[k], where[k], bests[k], clks[k] } }' "$raw" >> "$csv"
 
 # the table and the summary against the targets
 awk -F, -v machine="$(basename "$machine")" -v passes="$passes" '
     NR == 1 { next }
     { n++; mem = $12 >= 50
-      printf "| %s | %s | %s | %d | %.3f | %s | %.3f | %.0f %% | %.3f | %+.0f %% | %s |\n", $1, $2, $3, $4, $6, $14, $8, $9,
-             $10, $11, $13
+      printf "| %s | %s | %s | %d | %.3f | %s | %.3f | %.0f %% | %.3f | %+.0f %% | %s | %s |\n", $1, $2, $3, $4, $6, $14, $8,
+             $9, $10, $11, $13, $15
       if ($9 > maxpct) { maxpct = $9; maxat = $1 " " $2 " t=" $4 }
       if ($9 > 105) over++
       e = $11 < 0 ? -$11 : $11
       if (mem) { nm++; if (e <= 15) okm++ } else { nc++; if (e <= 25) okc++ } }
-    BEGIN { print "| matrix | variant | kernel | threads | measured Gflop/s | each pass (best) | roofline | % of roofline | ECM | ECM error | data from |"
-            print "|---|---|---|---|---|---|---|---|---|---|---|" }
+    BEGIN { print "| matrix | variant | kernel | threads | measured Gflop/s | each pass (best) | roofline | % of roofline | ECM | ECM error | data from | clock, GHz |"
+            print "|---|---|---|---|---|---|---|---|---|---|---|---|" }
     END { printf "\nmachine file %s; measured = median of %d passes; %d points: highest %% of roofline %.0f %% (%s), %d above 105 %%;\n", machine, passes, n,
                  maxpct, maxat, over
           printf "ECM within +-15 %% on %d of %d memory-bound points (%.0f %%), within +-25 %% on %d of %d in-cache points (%.0f %%)\n",

@@ -230,6 +230,18 @@ run "bench --plain" 0 "$bin/spmv-bench" --hpcg 16 --plain --time 0.001 --runs 1
 has out "format   compression: none (32-bit indices, 8-byte values)"
 has out "traffic  "
 has out "(12 B/entry,"
+# the model at the clock of the run: spmv-bench measures the core clock around the timing and names the machine file's
+# (the Zen 3 file: 3.044 GHz); the ECM line follows it. The clock's value is a measurement: only its form is checked
+run "bench: the model at the clock of the run" 0 "$bin/spmv-bench" --hpcg 8 --time 0.001 --runs 1 --machine "$machine"
+has out "the machine file's 3.044 GHz: the model at "
+if ! grep -qE '^clock    [0-9]+\.[0-9]{3} GHz during the timing' "$tmp/out"; then
+  echo "FAIL $cur: no clock line with a number"; fail=1
+fi
+has out "ECM      "
+clk=$(awk '/^clock / {print $2; exit}' "$tmp/out")
+if ! awk -v c="$clk" 'BEGIN { exit !(c > 0.2 && c < 10) }'; then echo "FAIL $cur: clock '$clk' GHz"; fail=1; fi
+run "tune: the model at the clock of the run" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q
+has out "GHz measured now (the machine file's 3.04 GHz; the model at the clock now)"
 
 if [ "$fail" = 0 ]; then echo "$n checks of the tools: ok"; fi
 exit "$fail"

@@ -1,5 +1,6 @@
 /* spmv-bench: time y = A*x for one matrix and one format, checked against a reference loop first. */
 #include "toolutil.h"
+#include "tune_machine.h"
 #include "bench_suite.h"
 #include "pmu_report.h"
 #include "bench_mpi_exec.h"
@@ -96,7 +97,7 @@ static void print_bytes_check(const bench_machine *bm, int threads, int64_t nnz,
  * prediction with its error, at this thread count, from the machine file. Returns 0, or 1 when the model fails
  * with a machine file named explicitly (--machine). An empty matrix (nnz 0) is valid: the model does not apply. */
 static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const bench_machine *bm, int explicit_m,
-                       int full, double gflops)
+                       int full, double gflops, double ghz)
 {
     spmv_model md;
     if (!bm->path[0]) {
@@ -112,8 +113,17 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
                bm->path);
         return 0;
     }
-    spmv_status st = S ? spmv_model_sell(S, NULL, &bm->m, threads, NULL, &md)
-                       : spmv_model_crs(A, NULL, &bm->m, threads, NULL, &md);
+    /* the model at the clock of this run (measured around the timing): the machine file's cycles at the file's
+     * clock would predict for another state of the core (turbo, a shared host) */
+    spmv_machine m = bm->m;
+    if (ghz > 0 && spmv_machine_at_clock(&m, ghz) == SPMV_OK)
+        printf("clock    %.3f GHz during the timing (spmv-machine's add chain before and after, the slowest of %d "
+               "thread%s); the machine file's %.3f GHz: the model at %.3f GHz (cycles as measured, memory's GB/s)\n",
+               ghz, threads, threads == 1 ? "" : "s", bm->m.clock_ghz, ghz);
+    else
+        printf("clock    not measured: the model at the machine file's %.3f GHz\n", bm->m.clock_ghz);
+    spmv_status st = S ? spmv_model_sell(S, NULL, &m, threads, NULL, &md)
+                       : spmv_model_crs(A, NULL, &m, threads, NULL, &md);
     if (st) {
         if (explicit_m) {
             tool_error(prog, st);
@@ -346,14 +356,18 @@ int main(int argc, char **argv)
 #endif
         if (S) spmv_sell_set_threads(S, t);
         else spmv_crs_set_threads(A, t);
+        const int clk = bm.have && A->nnz > 0; /* the clock for the model, around the timing */
+        const double ghz0 = clk ? tune_clock_now(t) : 0.0;
         double tmin, tmax, tmed = tool_time(A, S, x, y, target, (int)runs, &tmin, &tmax);
+        const double ghz1 = clk ? tune_clock_now(t) : 0.0;
+        const double ghz = ghz0 > 0 && ghz1 > 0 ? 0.5 * (ghz0 + ghz1) : 0.0;
         double gflops = tmed > 0 ? 2.0 * A->nnz / tmed * 1e-9 : 0;
         printf("threads  %d\n", t);
         printf("time     %ld runs of >= %g s: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, target,
                tmed * 1e3, tmin * 1e3, tmax * 1e3);
         printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
         print_bytes_check(&bm, t, A->nnz, bytes, tmed);
-        if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops)) goto done;
+        if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops, ghz)) goto done;
         if (pmu) { /* no counters: one line, then no more tries */
             int pr = tool_pmu_report(prog, "pmu      ", A, S, x, y, tmed, target);
             if (pr == 1) goto done;

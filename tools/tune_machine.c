@@ -1,6 +1,7 @@
 /* The machine file for the tools: find it, make it with spmv-machine --quick, or estimate it (see tune_machine.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "tune_machine.h"
+#include "bench.h" /* bench_clock_once: spmv-machine's add-chain clock (src/bench) */
 #include "toolutil.h"
 
 #include <ctype.h>
@@ -617,4 +618,34 @@ int tune_machine_get(const char *prog, const char *path, int run, double max_s, 
                     "machine file\n", prog);
     estimate(tm);
     return 0;
+}
+
+/* The core clock now on t threads, GHz: each thread the best of 5 windows of spmv-machine's add chain (about 0.5 ms
+ * each), the slowest thread's (at a barrier the team waits for it). 0 where it cannot be measured. */
+double tune_clock_now(int t)
+{
+    double c[SPMV_MAX_THREADS];
+    int n = t >= 1 && t <= SPMV_MAX_THREADS ? t : 1;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(n)
+#endif
+    {
+#ifdef _OPENMP
+        const int me = omp_get_thread_num();
+        if (me == 0) n = omp_get_num_threads(); /* the team it got */
+#else
+        const int me = 0;
+        n = 1;
+#endif
+        double best = 0;
+        for (int w = 0; w < 5; w++) {
+            const double g = bench_clock_once(2000000, NULL);
+            if (g > best && isfinite(g)) best = g;
+        }
+        c[me] = best;
+    }
+    double lo = c[0];
+    for (int i = 1; i < n; i++)
+        if (c[i] < lo) lo = c[i];
+    return lo > 0 ? lo : 0.0;
 }

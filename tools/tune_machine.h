@@ -17,6 +17,11 @@ typedef struct tune_machine {
     char source[600];  /* one line: where the numbers come from */
 } tune_machine;
 
+/* The core clock now on t threads (1..SPMV_MAX_THREADS), GHz: each thread the best of 5 windows of spmv-machine's
+ * add chain (about 0.5 ms each), the slowest thread's (at a barrier the team waits for it); 0 where it cannot be
+ * measured. For the model at the clock of a run (spmv_machine_at_clock). */
+double tune_clock_now(int t);
+
 /* Folder of the user's machine files: $XDG_DATA_HOME/spmv/machines or ~/.local/share/spmv/machines.
  * Returns 0 on success. */
 int tune_machines_dir(char *buf, size_t size);
