@@ -134,9 +134,11 @@ while [ "$pass" -le "$passes" ]; do
             # shellcheck disable=SC2086
             if ! env ${x:+SPMV_XACCESS=$x} ${MVM_WAIT_POLICY:+OMP_WAIT_POLICY=$MVM_WAIT_POLICY} "$bench" $s $(vopts "$v" "$(vsigma "$m")") -t 1,2 --time "$time" \
                 --runs "$runs" --machine "$machine" --model > "$tmp" 2>&1; then
-                echo "model-vs-measurement.sh: $m $v failed:" >&2
+                echo "model-vs-measurement.sh: $m $v failed (pass $pass):" >&2
                 tail -3 "$tmp" >&2
                 failed=$((failed + 1))
+                # the pass marked "-" in the point's lists (the point keeps its place in the table)
+                for t in 1 2; do echo "$m,$v,-,$t,-,$pass,-,-,-,-,-,-,-" >> "$raw"; done
                 continue
             fi
             # one record per thread count: pass, threads, best Gflop/s (min time), perf (median), roofline, ECM, the
@@ -161,25 +163,31 @@ while [ "$pass" -le "$passes" ]; do
     pass=$((pass + 1))
 done
 
-# per point (matrix, variant, threads, in the order measured): the median over the passes of the best, of the median
-# and of the ECM prediction (each pass's at the clock measured in that pass); the roofline (GB/s and bytes: the same
-# in every pass) from the first pass
+# per point (matrix, variant, threads, in the order measured): the median over the passes of the best, of the median,
+# of the roofline and of the ECM prediction (each pass's at the clock measured in that pass: the in-core time and the
+# caches' GB/s scale with it); a failed pass is "-" in the lists and left out of the medians; a point that failed in
+# every pass is left out of the table
 echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where,passes_best_gflops,passes_clock_ghz" > "$csv"
 awk -F, '
-    function med(list,    a, n, i, j, x) {
+    function med(list,    a, b, n, m, i, j, x) { # the median of the numbers in list ("-": a failed pass, left out)
         n = split(list, a, " ")
-        for (i = 2; i <= n; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        m = 0
+        for (i = 1; i <= n; i++) if (a[i] != "-") b[++m] = a[i] + 0
+        for (i = 2; i <= m; i++) { x = b[i]; for (j = i - 1; j >= 1 && b[j] > x; j--) b[j + 1] = b[j]; b[j + 1] = x }
+        return m == 0 ? "" : m % 2 ? b[(m + 1) / 2] : (b[m / 2] + b[m / 2 + 1]) / 2
     }
     { k = $1 "," $2 "," $4
-      if (!(k in kern)) { order[++np] = k; kern[k] = $3; nnz[k] = $5; roof[k] = $9; memp[k] = $11; where[k] = $12 }
+      if (!(k in seen)) { seen[k] = 1; order[++np] = k }
+      if ($3 != "-" && !(k in kern)) { kern[k] = $3; nnz[k] = $5; memp[k] = $11; where[k] = $12 }
       sp = bests[k] == "" ? "" : " "
-      bests[k] = bests[k] sp $7; meds[k] = meds[k] sp $8; ecms[k] = ecms[k] sp $10; clks[k] = clks[k] sp $13 }
+      bests[k] = bests[k] sp $7; meds[k] = meds[k] sp $8; roofs[k] = roofs[k] sp $9; ecms[k] = ecms[k] sp $10
+      clks[k] = clks[k] sp $13 }
     END { for (i = 1; i <= np; i++) { k = order[i]; split(k, f, ",")
-              best = med(bests[k]); ecm = med(ecms[k]); pct = roof[k] > 0 ? 100 * best / roof[k] : 0
+              if (!(k in kern)) continue
+              best = med(bests[k]); ecm = med(ecms[k]); roof = med(roofs[k]); pct = roof > 0 ? 100 * best / roof : 0
               err = best > 0 ? 100 * (ecm - best) / best : 0
               printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s,%s,%s\n", f[1], f[2], kern[k], f[3], nnz[k], best,
-                     med(meds[k]), roof[k], pct, ecm, err, memp[k], where[k], bests[k], clks[k] } }' "$raw" >> "$csv"
+                     med(meds[k]), roof, pct, ecm, err, memp[k], where[k], bests[k], clks[k] } }' "$raw" >> "$csv"
 
 # the table and the summary against the targets
 awk -F, -v machine="$(basename "$machine")" -v passes="$passes" '
@@ -200,6 +208,7 @@ awk -F, -v machine="$(basename "$machine")" -v passes="$passes" '
 if [ "$out" = - ]; then cat "$tmp"; else cp "$tmp" "$out"; fi
 echo "csv: $csv" >&2
 if [ "$failed" -gt 0 ]; then
-    echo "model-vs-measurement.sh: $failed matrix/variant runs failed (above); the table lacks them" >&2
+    echo "model-vs-measurement.sh: $failed matrix/variant runs failed (above): their points' medians are over the other" \
+        "passes ('-' in each pass's list), a point that failed in every pass is not in the table" >&2
     exit 1
 fi

@@ -153,15 +153,18 @@ SPMV_API spmv_status spmv_machine_parse(const char *text, const char *name, spmv
 SPMV_API spmv_status spmv_machine_write(const spmv_machine *m, const char *path);
 SPMV_API int spmv_machine_format(const spmv_machine *m, char *buf, size_t size);
 
-/** m at another core clock (clock_ghz, GHz): the figures in cycles (in-core costs, the caches' B/cy, the team's
- * overhead) stay as they are, as they follow the core's clock; the memory level's upstream_bw and upstream_write_bw
- * (B/cy) are scaled by old clock / clock_ghz, so that its GB/s stay; the GB/s figures (bw_load ...) stay. For a
- * prediction at the clock a run had (spmv-bench --model measures it around the timing): a core that turbo-boosts or
- * shares its host runs at another clock than when spmv-machine measured it (the AMD EPYC VM: 3.39 GHz in its
- * machine file, 3.70 GHz and other clocks on later days), and the ECM's cycles give seconds only through the clock.
- * The caches' transfers are taken to run at the core's clock (L1 and L2 do; an L3 on another clock domain is
- * approximated). Errors: SPMV_ERR_ARG (NULL, clock_ghz not a positive finite number, m's own clock not positive);
- * m is untouched on error. */
+/** m at another core clock (clock_ghz, GHz): the figures in cycles that follow the core's clock stay as they are (the
+ * in-core costs, the caches' B/cy: so the time of in-core work and the caches' GB/s, and with them an in-cache
+ * roofline, scale with the clock); the memory level's upstream_bw and upstream_write_bw (B/cy) are scaled by
+ * old clock / clock_ghz and parallel_overhead (cy) by clock_ghz / old clock, so that the memory's GB/s and the team's
+ * start and join in ns stay; the GB/s figures (bw_load ...) stay. For a prediction at the clock a run had (spmv-bench
+ * measures it before and after each timing, spmv-tune and spmv-bench --suite once before their runs): a core that
+ * turbo-boosts or shares its host runs at another clock than when spmv-machine measured it (the AMD EPYC VM: 3.39 GHz
+ * in its machine file, 3.41-3.71 GHz on 2026-12-05), and the ECM's cycles give seconds only through the clock. The
+ * caches' transfers are taken to run at the core's clock (L1 and L2 do; an L3 on another clock domain is
+ * approximated). Errors: SPMV_ERR_ARG (NULL; clock_ghz or m's own clock not a positive finite number; nlevels out of
+ * 2..SPMV_MACHINE_MAX_LEVELS; a rescaled figure that would not be finite, e.g. clock_ghz = 1e-300); m is untouched on
+ * error. */
 SPMV_API spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz);
 
 /** Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). SPMV_BW_MIX: the

@@ -840,6 +840,15 @@ static void test_machine_at_clock(void)
     CU_ASSERT_DOUBLE_EQUAL(e2.T_xfer[2], 352.0 / 58.5, EXACT);  /* the memory's cycles per row: twice as many */
     CU_ASSERT_DOUBLE_EQUAL(e2.P1, 2 * e1.P1, 1e-12);           /* 54 * 3.6 / 47.5 Gflop/s */
     CU_ASSERT_DOUBLE_EQUAL(e2.P_sat, e1.P_sat, EXACT);         /* GB/s / B/flop: no clock in it */
+    /* the team's start and join: the same 2 us (3600 cy at 1.8 GHz, 7200 at 3.6) */
+    spmv_machine w = a64fx;
+    w.parallel_overhead = 3600;
+    CU_ASSERT_EQUAL_FATAL(spmv_machine_at_clock(&w, 3.6), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(w.parallel_overhead, 7200, 1e-9);
+    /* a clock that would make the memory's B/cy infinite: refused, untouched */
+    spmv_machine tiny = a64fx;
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(&tiny, 1e-320), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(memcmp(&tiny, &a64fx, sizeof tiny), 0);
     /* bad arguments: an error naming the argument, the machine untouched */
     spmv_machine before = m;
     CU_ASSERT_EQUAL(spmv_machine_at_clock(&m, 0.0), SPMV_ERR_ARG);
@@ -853,6 +862,9 @@ static void test_machine_at_clock(void)
     spmv_machine z;
     spmv_machine_init(&z);
     CU_ASSERT_EQUAL(spmv_machine_at_clock(&z, 2.0), SPMV_ERR_ARG); /* its own clock 0 */
+    z.clock_ghz = 2.0;
+    CU_ASSERT_EQUAL(spmv_machine_at_clock(&z, 3.0), SPMV_ERR_ARG); /* no levels */
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "levels"));
 }
 
 /* the new machine-file keys: optional, round trip exactly; an old file (without them) still loads */

@@ -227,14 +227,12 @@ int main(int argc, char **argv)
         return 1;
     }
     /* the model at the clock of this run (the machine file's cycles at the file's clock would predict for another
-     * state of a turbo-boosting or shared core): measured once here, on all the threads the search may use */
-    const double file_ghz = tm->m.clock_ghz;
-    const double now_ghz = tm->have ? tune_clock_now((int)threads) : 0.0;
-    const int at_now = now_ghz > 0 && spmv_machine_at_clock(&tm->m, now_ghz) == SPMV_OK;
-    printf("machine      %s\n             model name '%s': b_S %.1f GB/s (read-only), %.1f GB/s (triad), clock %.2f "
-           "GHz%s", tm->source, tm->m.name, tm->m.bw_load, tm->m.bw_triad, tm->m.clock_ghz,
-           at_now ? " measured now" : "\n");
-    if (at_now) printf(" (the machine file's %.2f GHz; the model at the clock now)\n", file_ghz);
+     * state of a turbo-boosting or shared core): measured once here, on all the threads the search may use, and
+     * taken for every point of the search (also those on fewer threads) */
+    char clock_line[200];
+    tune_machine_at_run_clock(tm, (int)threads, clock_line, sizeof clock_line);
+    printf("machine      %s\n             model name '%s': b_S %.1f GB/s (read-only), %.1f GB/s (triad)\n"
+           "clock        %s\n", tm->source, tm->m.name, tm->m.bw_load, tm->m.bw_triad, clock_line);
 
     /* the matrix */
     char why[300] = "";

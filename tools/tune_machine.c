@@ -625,7 +625,7 @@ int tune_machine_get(const char *prog, const char *path, int run, double max_s, 
 double tune_clock_now(int t)
 {
     double c[SPMV_MAX_THREADS];
-    int n = t >= 1 && t <= SPMV_MAX_THREADS ? t : 1;
+    int n = t < 1 ? 1 : t > SPMV_MAX_THREADS ? SPMV_MAX_THREADS : t;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(n)
 #endif
@@ -648,4 +648,18 @@ double tune_clock_now(int t)
     for (int i = 1; i < n; i++)
         if (c[i] < lo) lo = c[i];
     return lo > 0 ? lo : 0.0;
+}
+
+int tune_machine_at_run_clock(tune_machine *tm, int threads, char *line, size_t size)
+{
+    tm->own_clock_ghz = tm->m.clock_ghz;
+    const char *whose = tm->estimated ? "the estimate's" : "the machine file's";
+    const double ghz = tm->have ? tune_clock_now(threads) : 0.0;
+    if (ghz > 0 && spmv_machine_at_clock(&tm->m, ghz) == SPMV_OK) {
+        snprintf(line, size, "%.2f GHz measured now on %d thread%s (%s %.2f GHz): the model at the clock now", ghz,
+                 threads, threads == 1 ? "" : "s", whose, tm->own_clock_ghz);
+        return 1;
+    }
+    snprintf(line, size, "%s %.2f GHz (not measured now)", whose, tm->own_clock_ghz);
+    return 0;
 }

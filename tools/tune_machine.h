@@ -15,7 +15,14 @@ typedef struct tune_machine {
     int measured_now;  /* 1: spmv-machine --quick ran in this process */
     char path[4400];   /* the machine file used (empty for an estimate) */
     char source[600];  /* one line: where the numbers come from */
+    double own_clock_ghz; /* the file's (or the estimate's) clock; m.clock_ghz is the run's after tune_machine_at_run_clock */
 } tune_machine;
+
+/* The model at the clock of the run: tune_clock_now(threads) and spmv_machine_at_clock on tm->m (tm->own_clock_ghz
+ * keeps the clock it had). Writes one line for the tool's output to line (e.g. "clock        3.65 GHz measured now
+ * on 2 threads (the machine file's 3.39 GHz): the model at the clock now"). Returns 1 when m is at the run's clock,
+ * 0 when it stays at its own (no usable machine, or the clock cannot be measured). */
+int tune_machine_at_run_clock(tune_machine *tm, int threads, char *line, size_t size);
 
 /* The core clock now on t threads (1..SPMV_MAX_THREADS), GHz: each thread the best of 5 windows of spmv-machine's
  * add chain (about 0.5 ms each), the slowest thread's (at a barrier the team waits for it); 0 where it cannot be

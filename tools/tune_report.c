@@ -291,8 +291,11 @@ int tune_write_json(const char *prog, const char *path, const tune_report *t, do
         tune_json_string(f, t->tm->m.name);
         fputs(", \"source\": ", f);
         tune_json_string(f, t->tm->source);
-        fprintf(f, ", \"estimated\": %s, \"clock_ghz\": %.6g, \"bw_load_gbs\": %.6g, \"bw_copy_gbs\": %.6g, "
-                   "\"bw_triad_gbs\": %.6g},\n", t->tm->estimated ? "true" : "false", t->tm->m.clock_ghz,
+        /* clock_ghz: the clock the model took (the run's, measured; else the file's); clock_file_ghz: the file's or
+         * the estimate's own */
+        fprintf(f, ", \"estimated\": %s, \"clock_ghz\": %.6g, \"clock_file_ghz\": %.6g, \"bw_load_gbs\": %.6g, "
+                   "\"bw_copy_gbs\": %.6g, \"bw_triad_gbs\": %.6g},\n", t->tm->estimated ? "true" : "false",
+                t->tm->m.clock_ghz, t->tm->own_clock_ghz > 0 ? t->tm->own_clock_ghz : t->tm->m.clock_ghz,
                 t->tm->m.bw_load, t->tm->m.bw_copy, t->tm->m.bw_triad);
     } else {
         fputs("null,\n", f);

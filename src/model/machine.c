@@ -73,19 +73,28 @@ double spmv_machine_mix_bandwidth(const spmv_machine *m, double rd, double wr)
 
 spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz)
 {
-    if (!m) return spmv__error(SPMV_ERR_ARG, "spmv_machine_at_clock: argument m is NULL");
+    static const char fn[] = "spmv_machine_at_clock";
+    if (!m) return spmv__error(SPMV_ERR_ARG, "%s: argument m is NULL", fn);
     if (!(clock_ghz > 0) || !isfinite(clock_ghz))
-        return spmv__error(SPMV_ERR_ARG, "spmv_machine_at_clock: clock_ghz = %g: not a positive finite number of GHz",
-                           clock_ghz);
+        return spmv__error(SPMV_ERR_ARG, "%s: clock_ghz = %g: not a positive finite number of GHz", fn, clock_ghz);
     if (!(m->clock_ghz > 0) || !isfinite(m->clock_ghz))
-        return spmv__error(SPMV_ERR_ARG, "spmv_machine_at_clock: the machine's own clock (%g GHz) is not positive",
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine's own clock (%g GHz) is not a positive finite number", fn,
                            m->clock_ghz);
-    if (m->nlevels >= 1 && m->nlevels <= SPMV_MACHINE_MAX_LEVELS) { /* the memory: the same GB/s at the new clock */
-        spmv_machine_level *mem = &m->level[m->nlevels - 1];
-        const double f = m->clock_ghz / clock_ghz;
-        mem->upstream_bw *= f;
-        mem->upstream_write_bw *= f;
-    }
+    if (m->nlevels < 2 || m->nlevels > SPMV_MACHINE_MAX_LEVELS)
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine has %d levels (2..%d)", fn, m->nlevels,
+                           SPMV_MACHINE_MAX_LEVELS);
+    /* the memory: the same GB/s at the new clock; the team's start and join: the same time (it is coherence and
+     * operating-system work, measured as a time and stored in cycles of the file's clock) */
+    const double f = m->clock_ghz / clock_ghz;
+    const spmv_machine_level *mem = &m->level[m->nlevels - 1];
+    const double bw = mem->upstream_bw * f, wbw = mem->upstream_write_bw * f, ovh = m->parallel_overhead / f;
+    if (!(bw > 0) || !isfinite(bw) || !(wbw >= 0) || !isfinite(wbw) || !(ovh >= 0) || !isfinite(ovh))
+        return spmv__error(SPMV_ERR_ARG, "%s: clock_ghz = %g against the machine's %g GHz: the memory's %g B/cy or "
+                           "the team's %g cy would not be a positive finite number", fn, clock_ghz, m->clock_ghz, bw,
+                           ovh);
+    m->level[m->nlevels - 1].upstream_bw = bw;
+    m->level[m->nlevels - 1].upstream_write_bw = wbw;
+    m->parallel_overhead = ovh;
     m->clock_ghz = clock_ghz;
     return SPMV_OK;
 }
