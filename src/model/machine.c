@@ -84,18 +84,22 @@ spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz)
         return spmv__error(SPMV_ERR_ARG, "%s: the machine has %d levels (2..%d)", fn, m->nlevels,
                            SPMV_MACHINE_MAX_LEVELS);
     /* the memory: the same GB/s at the new clock; the team's start and join: the same time (it is coherence and
-     * operating-system work, measured as a time and stored in cycles of the file's clock) */
+     * operating-system work, measured as a time and stored in cycles of the file's clock). On a copy, which the
+     * machine check then takes or refuses (a clock of 1e-320 GHz would make the memory's B/cy infinite) */
     const double f = m->clock_ghz / clock_ghz;
-    const spmv_machine_level *mem = &m->level[m->nlevels - 1];
-    const double bw = mem->upstream_bw * f, wbw = mem->upstream_write_bw * f, ovh = m->parallel_overhead / f;
-    if (!(bw > 0) || !isfinite(bw) || !(wbw >= 0) || !isfinite(wbw) || !(ovh >= 0) || !isfinite(ovh))
-        return spmv__error(SPMV_ERR_ARG, "%s: clock_ghz = %g against the machine's %g GHz: the memory's %g B/cy or "
-                           "the team's %g cy would not be a positive finite number", fn, clock_ghz, m->clock_ghz, bw,
-                           ovh);
-    m->level[m->nlevels - 1].upstream_bw = bw;
-    m->level[m->nlevels - 1].upstream_write_bw = wbw;
-    m->parallel_overhead = ovh;
-    m->clock_ghz = clock_ghz;
+    spmv_machine r = *m;
+    r.level[r.nlevels - 1].upstream_bw *= f;
+    r.level[r.nlevels - 1].upstream_write_bw *= f;
+    r.parallel_overhead /= f;
+    r.clock_ghz = clock_ghz;
+    spmv_status st = spmv_machine_check(&r);
+    if (st) {
+        char why[256]; /* the check's message (the error buffer is written again below) */
+        snprintf(why, sizeof why, "%s", spmv_last_error());
+        return spmv__error(st, "%s: clock_ghz = %g against the machine's %g GHz: %s", fn, clock_ghz, m->clock_ghz,
+                           why);
+    }
+    *m = r;
     return SPMV_OK;
 }
 
