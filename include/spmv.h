@@ -400,7 +400,10 @@ typedef struct spmv_sell {
     int64_t *chunkptr;  /**< length nchunks+1: offset of chunk k in col/val; chunkptr[k+1]-chunkptr[k] = C*chunklen[k] */
     int32_t *chunklen;  /**< length nchunks: chunk length (columns) */
     int32_t *col;       /**< length chunkptr[nchunks] (never NULL, even at length 0): column indices (permuted
-                           numbering if permuted and square) */
+                           numbering if permuted and square) at the positions of the gather columns of chunks
+                           without 16-bit indices (colbase NULL or colbase[k] = -1); at run-column positions and
+                           where col16 holds them, unspecified (never written: the kernels read runbase/runmask
+                           and col16 there). spmv_sell_chunk_columns gives every position's column. */
     double *val;        /**< length chunkptr[nchunks] (never NULL, even at length 0): values, 0 for padding */
     int32_t *rowlen;    /**< length rows: nonzeros of permuted row i */
     int32_t *perm;      /**< length rows: perm[i] = original row stored at permuted position i */
@@ -428,7 +431,7 @@ typedef struct spmv_sell {
     int32_t *colbase;   /**< length nchunks, or NULL (idx16 off): -1 = chunk k keeps 32-bit indices; else its gather
                            columns' indices are colbase[k] + col16[p] */
     uint16_t *col16;    /**< length stored, or NULL: at the gather-column positions p of chunks with colbase[k] >= 0,
-                           col[p] - colbase[k] (other positions unused) */
+                           the column less colbase[k] (other positions unused; col holds these columns no more) */
     int32_t nvals;      /**< value indices (spmv_sell_opts.vidx): distinct values in vtab (1..SPMV_VTAB_MAX); 0: off
                            (then vtab and val8 are NULL) */
     double *vtab;       /**< length SPMV_VTAB_MAX (64-byte aligned; entries past nvals are 0), or NULL: the distinct
@@ -477,6 +480,13 @@ SPMV_API spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts 
  * gives back the same matrix. Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM. */
 SPMV_API spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **A);
 SPMV_API void spmv_sell_free(spmv_sell *S);
+
+/** The column (stored numbering, as spmv_sell.col) at each of the C*chunklen[k] stored positions of chunk k, padding
+ * included, in col's layout (position chunkptr[k] + j*C + r at cols[j*C + r]), whatever holds it: run columns
+ * (runbase, runmask), 16-bit indices (colbase, col16) or col. The way to read a matrix's columns where it has run
+ * columns or 16-bit indices, since col then holds only the rest. cols: length C*chunklen[k].
+ * Errors: SPMV_ERR_ARG (S or cols NULL where the chunk stores anything, k outside 0..nchunks-1). */
+SPMV_API spmv_status spmv_sell_chunk_columns(const spmv_sell *S, int32_t k, int32_t *cols);
 
 /** Repartition the chunks for nthreads threads, balanced by stored entries, and the CRS part of a hybrid matrix by
  * merge path (0 = as in spmv_crs_set_threads). Errors: SPMV_ERR_ARG, SPMV_ERR_NOMEM (S unchanged). */

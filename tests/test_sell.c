@@ -180,6 +180,12 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
     const int32_t *cmap = (S->permuted && A->rows == A->cols) ? S->iperm : NULL;
     const int32_t mb = (C + 7) / 8;
     CHK(S->chunkptr[0] == 0);
+    /* every position's column, as spmv_sell_chunk_columns gives it (col holds only the 32-bit gather columns) */
+    const int64_t ncols = S->chunkptr[S->nchunks];
+    int32_t *cols = malloc(((size_t)ncols + 1) * sizeof *cols);
+    CU_ASSERT_FATAL(cols != NULL);
+    for (int32_t k = 0; k < S->nchunks; k++)
+        CHK(spmv_sell_chunk_columns(S, k, cols + S->chunkptr[k]) == SPMV_OK);
     int64_t q0 = 0; /* run columns so far */
     for (int32_t k = 0; k < S->nchunks && bad == 0; k++) {
         const int64_t r0 = (int64_t)k * C;
@@ -270,7 +276,7 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
                 if (e >= 0 && lane0 < 0) lane0 = r;
                 const int64_t p = base + (int64_t)q * C + r;
                 if (e >= 0) {
-                    CHK(S->col[p] == sk[q] + r);
+                    CHK(cols[p] == sk[q] + r);
                     CHK(memcmp(&S->val[p], &lv[lst[r] + e], sizeof(double)) == 0);
                 }
             }
@@ -279,7 +285,7 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
                 if (S->runmask[(q0 + q) * mb + r / 8] >> (r % 8) & 1) continue;
                 CHK(S->val[p] == 0.0 && !signbit(S->val[p]));
                 int64_t want = (int64_t)sk[q] + r;
-                CHK(S->col[p] == (want >= 0 && want < S->cols ? want : (int64_t)sk[q] + lane0));
+                CHK(cols[p] == (want >= 0 && want < S->cols ? want : (int64_t)sk[q] + lane0));
             }
         }
         /* gather columns: the lane's other entries ascending, then padding */
@@ -295,7 +301,7 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
             for (int32_t e = 0; e < n; e++) {
                 if (inrun[lst[r] + e]) continue;
                 const int64_t p = base + (int64_t)j * C + r;
-                CHK(S->col[p] == lc[lst[r] + e]);
+                CHK(cols[p] == lc[lst[r] + e]);
                 CHK(memcmp(&S->val[p], &lv[lst[r] + e], sizeof(double)) == 0);
                 last = lc[lst[r] + e];
                 j++;
@@ -304,9 +310,9 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
             for (; j < L; j++) {
                 const int64_t p = base + (int64_t)j * C + r;
                 CHK(S->val[p] == 0.0 && !signbit(S->val[p]));
-                if (last >= 0) CHK(S->col[p] == last);
-                else if (r != best) CHK(S->col[p] == S->col[base + (int64_t)j * C + best]);
-                CHK(S->col[p] >= 0 && S->col[p] < S->cols);
+                if (last >= 0) CHK(cols[p] == last);
+                else if (r != best) CHK(cols[p] == cols[base + (int64_t)j * C + best]);
+                CHK(cols[p] >= 0 && cols[p] < S->cols);
             }
         }
         q0 += nrun;
@@ -333,10 +339,10 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
             const int32_t R = S->chunkruns ? S->chunkruns[k] : 0;
             const int64_t p0 = S->chunkptr[k] + (int64_t)R * C, p1 = S->chunkptr[k + 1];
             int64_t lo = INT64_MAX, hi = INT64_MIN;
-            for (int64_t p = p0; p < p1; p++) lo = S->col[p] < lo ? S->col[p] : lo, hi = S->col[p] > hi ? S->col[p] : hi;
+            for (int64_t p = p0; p < p1; p++) lo = cols[p] < lo ? cols[p] : lo, hi = cols[p] > hi ? cols[p] : hi;
             if (p1 > p0 && hi - lo <= 65535) {
                 CHK(S->colbase[k] == lo);
-                for (int64_t p = p0; p < p1; p++) CHK((int64_t)S->colbase[k] + S->col16[p] == S->col[p]);
+                for (int64_t p = p0; p < p1; p++) CHK(S->col16[p] == cols[p] - lo);
                 n16 += p1 - p0;
             } else {
                 CHK(S->colbase[k] == -1);
@@ -375,6 +381,7 @@ static int check_sell(const spmv_crs *A, const spmv_sell *S, const spmv_sell_opt
     CHK(S->nparts == want_parts);
     CHK(S->part[0] == 0 && S->part[S->nparts] == S->nchunks);
     for (int32_t t = 0; t < S->nparts; t++) CHK(S->part[t] <= S->part[t + 1]);
+    free(cols);
 #undef CHK
     CU_ASSERT(bad == 0);
     return bad;
@@ -1114,7 +1121,16 @@ static int same_layout(const spmv_sell *S, const spmv_sell *R)
     if (S->nchunks != R->nchunks || S->stored != R->stored || S->nruns != R->nruns) return 0;
     const int64_t n = S->chunkptr[S->nchunks], mb = (S->C + 7) / 8;
     if (memcmp(S->chunkptr, R->chunkptr, ((size_t)S->nchunks + 1) * sizeof *S->chunkptr) != 0) return 0;
-    if (n > 0 && memcmp(S->col, R->col, (size_t)n * sizeof *S->col)) return 0;
+    if (n > 0) { /* every position's column (col holds only the 32-bit gather columns) */
+        int32_t *cs = malloc((size_t)n * sizeof *cs), *cr = malloc((size_t)n * sizeof *cr);
+        int same = cs && cr;
+        for (int32_t k = 0; k < S->nchunks && same; k++)
+            same = spmv_sell_chunk_columns(S, k, cs + S->chunkptr[k]) == SPMV_OK &&
+                   spmv_sell_chunk_columns(R, k, cr + S->chunkptr[k]) == SPMV_OK;
+        same = same && memcmp(cs, cr, (size_t)n * sizeof *cs) == 0;
+        free(cs), free(cr);
+        if (!same) return 0;
+    }
     if (n > 0 && memcmp(S->val, R->val, (size_t)n * sizeof *S->val)) return 0;
     if ((S->chunkruns == NULL) != (R->chunkruns == NULL) || (S->col16 == NULL) != (R->col16 == NULL)) return 0;
     if (S->chunkruns && memcmp(S->chunkruns, R->chunkruns, (size_t)S->nchunks * sizeof *S->chunkruns)) return 0;
@@ -1763,6 +1779,51 @@ static void test_lean_sample(void)
     spmv_crs_free(A);
 }
 
+/* spmv_sell_chunk_columns: the 16-bit indices decode to the 32-bit conversion's col at every gather position (the same
+ * matrix and options but idx16), run columns to base + lane, and bad arguments are refused. HPCG 4^3 with C = 8 and
+ * run columns on (each chunk: run columns, then a few gather columns at the grid's edges). */
+static void test_chunk_columns(void)
+{
+    spmv_crs *A = NULL;
+    CU_ASSERT_FATAL(spmv_gen_hpcg(4, 4, 4, &A) == SPMV_OK);
+    spmv_sell_opts o = opts_of(8, 1, 1, 0);
+    o.runs = 6;
+    o.idx16 = 0;
+    spmv_sell *S32 = NULL, *S16 = NULL;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S32) == SPMV_OK);
+    o.idx16 = 1;
+    CU_ASSERT_FATAL(spmv_sell_from_crs(A, &o, &S16) == SPMV_OK);
+    CU_ASSERT_FATAL(S32->nruns > 0 && S16->nidx16 > 0 && S16->nruns == S32->nruns);
+    int32_t c32[8 * 64], c16[8 * 64];
+    int64_t gather = 0, runlanes = 0;
+    for (int32_t k = 0; k < S32->nchunks; k++) {
+        const int64_t p0 = S32->chunkptr[k], n = S32->chunkptr[k + 1] - p0, g0 = (int64_t)S32->chunkruns[k] * 8;
+        CU_ASSERT_FATAL(n <= 8 * 64 && S16->chunkptr[k] == p0);
+        CU_ASSERT(spmv_sell_chunk_columns(S32, k, c32) == SPMV_OK);
+        CU_ASSERT(spmv_sell_chunk_columns(S16, k, c16) == SPMV_OK);
+        CU_ASSERT(memcmp(c32, c16, (size_t)n * sizeof *c32) == 0);
+        for (int64_t q = g0; q < n; q++, gather++) CU_ASSERT(c32[q] == S32->col[p0 + q]);
+        for (int64_t q = 0; q < g0; q++) {
+            const int32_t j = (int32_t)(q / 8), r = (int32_t)(q % 8);
+            const int64_t run = S32->runptr[k] + j;
+            if (S32->runmask[run] >> r & 1) {
+                CU_ASSERT(c32[q] == S32->runbase[run] + r);
+                runlanes++;
+            }
+        }
+    }
+    CU_ASSERT(gather > 0 && runlanes > 0);
+    CU_ASSERT(spmv_sell_chunk_columns(NULL, 0, c32) == SPMV_ERR_ARG);
+    CU_ASSERT(spmv_sell_chunk_columns(S16, -1, c32) == SPMV_ERR_ARG);
+    CU_ASSERT(spmv_sell_chunk_columns(S16, S16->nchunks, c32) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "outside 0..") != NULL);
+    CU_ASSERT(spmv_sell_chunk_columns(S16, 0, NULL) == SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "cols is NULL") != NULL);
+    spmv_sell_free(S32);
+    spmv_sell_free(S16);
+    spmv_crs_free(A);
+}
+
 int main(void)
 {
     tu_suite("sell", (tu_case[]){{"defaults", test_defaults},
@@ -1785,6 +1846,7 @@ int main(void)
                                  {"automatic run columns: only where a sample says they pay", test_runs_sampled},
                                  {"value indices (CSR-VI)", test_value_indices},
                                  {"the lean loop's sample of full run-column chunks", test_lean_sample},
+                                 {"every position's column (spmv_sell_chunk_columns)", test_chunk_columns},
                                  {NULL, NULL}});
     tu_suite("perm", (tu_case[]){{"spmv_crs_permute", test_crs_permute}, {NULL, NULL}});
     return tu_run();

@@ -802,7 +802,7 @@ static inline void fill_gather_pad(int32_t *restrict gcol, double *restrict gval
  * The lanes without an entry in a run column are padded first. The same layout as the search per run below (one
  * binary search per lane and run: hangGlider_2, SELL-8-1, 4 200 instructions per chunk against 1 400 of the plain
  * fill, callgrind). 0 (nothing written) where the keys span more or no table is there. */
-static int fill_by_slots(spmv_sell *S, chunk_scratch *sc, int32_t k, int32_t best)
+static int fill_by_slots(spmv_sell *S, chunk_scratch *sc, int32_t k, int32_t best, int32_t *restrict gcol)
 {
     const int32_t C = S->C, L = S->chunklen[k], R = sc->nrun;
     uint64_t *restrict slot = sc->hbits;
@@ -810,7 +810,6 @@ static int fill_by_slots(spmv_sell *S, chunk_scratch *sc, int32_t k, int32_t bes
     int64_t lo, hi;
     chunk_key_span(C, sc, &lo, &hi);
     if (hi < lo || hi - lo >= sc->hsize) return 0;
-    int32_t *restrict gcol = S->col + S->chunkptr[k];
     double *restrict gval = S->val + S->chunkptr[k];
     const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
     const uint64_t *restrict rb = sc->rbits;
@@ -849,15 +848,16 @@ static int fill_by_slots(spmv_sell *S, chunk_scratch *sc, int32_t k, int32_t bes
 /* Fill chunk k of S from the lanes and runs in sc (chunk_lanes + chunk_runs or chunk_runs_replay of the same chunk).
  * The run columns are stored full ones first (chunkfull[k]: the kernels read x there without masks, which costs a
  * load each; about 10-20 % of an in-cache stencil multiply on an Intel Xeon, AVX-512), each group in the key order of
- * sc; then the gather columns. */
-__attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k)
+ * sc; then the gather columns. The columns go to gcol (the chunk's C chunklen[k] positions: S->col + chunkptr[k], or
+ * a chunk-sized scratch that sell_store_cols keeps only where a kernel reads col), the values to S->val. */
+__attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratch *sc, int32_t k,
+                                                      int32_t *restrict gcol)
 {
     const int32_t C = S->C, L = S->chunklen[k], R = sc->nrun, mb = mask_bytes(C);
     const int64_t base = S->chunkptr[k];
     if (S->chunkfull) S->chunkfull[k] = 0;
     if (L == 0) return;
     /* restrict: the stores do not alias sc or S (the compiler reloaded S->col and S->val for every entry) */
-    int32_t *restrict gcol = S->col + base;
     double *restrict gval = S->val + base;
 
     /* run columns: lane r reads b + r; padding lanes point at b + r when that is a column, else at a run lane */
@@ -896,7 +896,7 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
     int32_t best = 0;
     for (int32_t r = 1; r < C; r++)
         if (sc->rest[r] > sc->rest[best]) best = r;
-    if (R > 0 && fill_by_slots(S, sc, k, best)) return;
+    if (R > 0 && fill_by_slots(S, sc, k, best, gcol)) return;
     const int32_t *restrict rk = sc->rkey, *restrict rd = sc->rdst;
     const uint64_t *restrict rb = sc->rbits;
     int32_t *restrict hit = sc->rhit;
@@ -937,24 +937,33 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
     }
 }
 
-/* 16-bit indices for chunk k when its gather columns span fewer than 65536 columns: colbase[k] = the smallest
- * column, col16 = col - colbase[k] at the gather positions; else colbase[k] = -1 (the chunk keeps 32-bit indices).
- * Returns the entries compressed. */
-static int64_t sell_compress_chunk(spmv_sell *S, int32_t k)
+/* The columns of chunk k, filled into gcol (sell_fill_chunk), into S where a kernel reads them: nothing for the run
+ * columns (the kernels and spmv__sell_col read runbase and runmask there); for the gather columns, with idx16 on
+ * (S->colbase) and a span of fewer than 65536 columns, colbase[k] = the smallest and col16 = col - colbase[k], else
+ * colbase[k] = -1 and col (32-bit). gcol == S->col + chunkptr[k] (the plain fill): only the 16-bit step, col stays
+ * whole. The rest of col is never written: for HPCG 128^3, SELL-8-1 with the defaults, col (223 MB) had been
+ * written in full and read by no kernel. Returns the entries with 16-bit indices. */
+static int64_t sell_store_cols(spmv_sell *S, int32_t k, const int32_t *gcol)
 {
-    const int32_t R = S->chunkruns ? S->chunkruns[k] : 0;
-    const int64_t p0 = S->chunkptr[k] + (int64_t)R * S->C, p1 = S->chunkptr[k + 1];
-    S->colbase[k] = -1;
-    if (p1 <= p0) return 0;
-    int32_t lo = S->col[p0], hi = S->col[p0];
-    for (int64_t p = p0 + 1; p < p1; p++) {
-        if (S->col[p] < lo) lo = S->col[p];
-        if (S->col[p] > hi) hi = S->col[p];
+    const int32_t C = S->C, R = S->chunkruns ? S->chunkruns[k] : 0;
+    const int64_t base = S->chunkptr[k], g0 = (int64_t)R * C, n = S->chunkptr[k + 1] - base;
+    if (S->colbase) S->colbase[k] = -1;
+    if (n <= g0) return 0;
+    if (S->colbase) {
+        int32_t lo = gcol[g0], hi = gcol[g0];
+        for (int64_t q = g0 + 1; q < n; q++) {
+            lo = gcol[q] < lo ? gcol[q] : lo;
+            hi = gcol[q] > hi ? gcol[q] : hi;
+        }
+        if ((int64_t)hi - lo <= UINT16_MAX) {
+            uint16_t *restrict c16 = S->col16 + base;
+            S->colbase[k] = lo;
+            for (int64_t q = g0; q < n; q++) c16[q] = (uint16_t)(gcol[q] - lo);
+            return n - g0;
+        }
     }
-    if ((int64_t)hi - lo > UINT16_MAX) return 0;
-    S->colbase[k] = lo;
-    for (int64_t p = p0; p < p1; p++) S->col16[p] = (uint16_t)(S->col[p] - lo);
-    return p1 - p0;
+    if (gcol != S->col + base) memcpy(S->col + base + g0, gcol + g0, (size_t)(n - g0) * sizeof *gcol);
+    return 0;
 }
 
 /* Inside a parallel region over the parts of the thread partition: this thread takes parts t0, t0 + nt, ... (the
@@ -1914,7 +1923,9 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
      * CRS part */
     if (S->stored > 0) {
         const int32_t nparts = S->nparts;
-        int64_t n16 = 0;
+        int64_t n16 = 0, maxst = 1; /* maxst: the most stored entries of a chunk */
+        for (int32_t k = 0; k < S->nchunks; k++)
+            if (S->chunkptr[k + 1] - S->chunkptr[k] > maxst) maxst = S->chunkptr[k + 1] - S->chunkptr[k];
         int32_t maxlong = 0;
         for (int32_t i = nbulk; i < rows; i++)
             if (S->rowlen[i] > maxlong) maxlong = S->rowlen[i];
@@ -1928,6 +1939,10 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             const int32_t need = maxrow > maxlong ? (int32_t)maxrow : maxlong;
             int ok = cstored == 0 || scratch_init(&sc, C, T, widest, A->cols, !roff) == 0; /* replayed: no search */
             if (ok && cmap && need > 32) ok = (tmp = spmv__malloc((size_t)need * sizeof *tmp)) != NULL;
+            /* with run columns or 16-bit indices, a chunk's columns go to a scratch first (sell_store_cols) */
+            int32_t *ccol = NULL;
+            if (ok && cstored > 0 && (S->chunkruns || S->colbase))
+                ok = (ccol = spmv__malloc((size_t)maxst * sizeof *ccol)) != NULL;
             if (!ok) failed = 1;
             for (int32_t t = t0; ok && t < nparts; t += nt) {
                 for (int32_t k = S->part[t]; cstored > 0 && k < S->part[t + 1]; k++) {
@@ -1936,18 +1951,20 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
                         chunk_runs_replay(C, &sc, tkey + roff[k], tmask + roff[k] * mask_bytes(C), S->chunkruns[k]);
                     else
                         chunk_runs(C, T, &sc);
-                    sell_fill_chunk(S, &sc, k);
-                    if (S->colbase) n16 += sell_compress_chunk(S, k);
+                    int32_t *gcol = ccol ? ccol : S->col + S->chunkptr[k];
+                    sell_fill_chunk(S, &sc, k, gcol);
+                    if (ccol || S->colbase) n16 += sell_store_cols(S, k, gcol);
                     if (S->val8) vi_part_chunk(S, &vip, t, k);
                 }
                 if (nlong > 0) long_fill(S, src, rowmap, cmap, t, tmp);
             }
             spmv__free(tmp);
+            spmv__free(ccol);
             scratch_free(&sc); /* also when tmp failed after the scratch succeeded */
         }
         if (failed) {
             st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory for the scratch of a chunk of %lld entries", fn,
-                             (long long)widest);
+                             (long long)(widest > maxst ? widest : maxst));
             goto fail;
         }
         S->nidx16 = n16;
@@ -2001,9 +2018,26 @@ static void row_positions(const spmv_sell *S, int64_t i, int64_t *pos)
     for (j = R; m < n; j++) pos[m++] = base + (int64_t)j * C;
 }
 
-/* The column and the value slot of the entry at position p (row_positions) */
-static int32_t pos_col(const spmv_sell *S, int64_t p) { return p >= 0 ? S->col[p] : S->longcol[-1 - p]; }
+/* The column and the value slot of the entry of permuted row i at position p (row_positions) */
+static int32_t pos_col(const spmv_sell *S, int64_t i, int64_t p)
+{
+    return p >= 0 ? spmv__sell_col(S, (int32_t)(i / S->C), p) : S->longcol[-1 - p];
+}
 static double *pos_val(const spmv_sell *S, int64_t p) { return p >= 0 ? S->val + p : S->longval + (-1 - p); }
+
+spmv_status spmv_sell_chunk_columns(const spmv_sell *S, int32_t k, int32_t *cols)
+{
+    static const char fn[] = "spmv_sell_chunk_columns";
+    if (!S) return spmv__error(SPMV_ERR_ARG, "%s: argument S is NULL", fn);
+    if (k < 0 || k >= S->nchunks)
+        return spmv__error(SPMV_ERR_ARG, "%s: chunk k = %d outside 0..%d", fn, k, S->nchunks - 1);
+    const int64_t p0 = S->chunkptr[k], p1 = S->chunkptr[k + 1];
+    if (p1 > p0 && !cols)
+        return spmv__error(SPMV_ERR_ARG, "%s: argument cols is NULL (chunk %d stores %lld entries)", fn, k,
+                           (long long)(p1 - p0));
+    for (int64_t p = p0; p < p1; p++) cols[p - p0] = spmv__sell_col(S, k, p);
+    return SPMV_OK;
+}
 
 static int32_t max_rowlen(const spmv_sell *S)
 {
@@ -2044,7 +2078,7 @@ spmv_status spmv_sell_to_crs(const spmv_sell *S, spmv_crs **Aout)
             const int32_t n = S->rowlen[i];
             row_positions(S, i, pos);
             for (int32_t j = 0; j < n; j++) {
-                int32_t c = pos_col(S, pos[j]);
+                int32_t c = pos_col(S, i, pos[j]);
                 A->col[dst + j] = cmap ? cmap[c] : c;
                 A->val[dst + j] = *pos_val(S, pos[j]);
             }
@@ -2100,7 +2134,7 @@ spmv_status spmv_sell_update_values(spmv_sell *S, const spmv_crs *A)
         int bad = a1 - a0 != n;
         if (!bad) row_positions(S, i, p);
         for (int32_t j = 0; j < n && !bad; j++) {
-            int32_t c = pos_col(S, p[j]);
+            int32_t c = pos_col(S, i, p[j]);
             if (cmap) c = cmap[c];
             int64_t lo = a0, hi = a1; /* A's columns are strictly increasing: each stored column matches once */
             while (lo < hi) {

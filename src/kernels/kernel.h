@@ -276,4 +276,27 @@ static inline __attribute__((always_inline)) const double *spmv__run_x(const dou
     return (const double *)spmv__addr(x, (intptr_t)(off * (int64_t)sizeof(double)));
 }
 
+/* The column of stored position p of chunk k (chunkptr[k] <= p < chunkptr[k + 1]), whatever holds it: a run column's
+ * base and mask (lane r of run column b: b + r where the mask has the lane; a padding lane b + r where that is a
+ * column, else the run's first lane, as the conversion pads), a chunk's 16-bit offset from colbase[k], or col[p].
+ * spmv_sell.col holds only the last kind (see spmv.h); this is the one decoder of the others (the reference kernel,
+ * the model's gather histogram, spmv_sell_chunk_columns). */
+static inline int32_t spmv__sell_col(const spmv_sell *S, int32_t k, int64_t p)
+{
+    const int64_t q = p - S->chunkptr[k];
+    const int32_t C = S->C, j = (int32_t)(q / C), r = (int32_t)(q % C);
+    if (S->chunkruns && j < S->chunkruns[k]) {
+        const int32_t mb = (C + 7) / 8;
+        const int64_t run = S->runptr[k] + j;
+        const uint8_t *m = S->runmask + (size_t)run * (size_t)mb;
+        uint64_t bits = 0;
+        for (int32_t b = 0; b < mb; b++) bits |= (uint64_t)m[b] << (8 * b);
+        const int64_t c = (int64_t)S->runbase[run] + r;
+        if ((bits >> r & 1) || (c >= 0 && c < S->cols)) return (int32_t)c;
+        return (int32_t)(S->runbase[run] + __builtin_ctzll(bits));
+    }
+    if (S->colbase && S->colbase[k] >= 0) return S->colbase[k] + (int32_t)S->col16[p];
+    return S->col[p];
+}
+
 #endif

@@ -7,6 +7,7 @@
  *    hash table (linear probing, backward-shift deletion) from line number to slot. O(1) per access.
  * A repeat of the previous access's line is a hit without touching the cache (it is already the MRU line). */
 #include "internal.h"
+#include "kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -541,10 +542,12 @@ spmv_status spmv_sell_alpha_ex(const spmv_sell *S, int64_t cache_bytes, int32_t 
     spmv_alpha_opts d = o ? *o : spmv_alpha_opts_default();
     simresult r;
     spmv_status st;
-    if (S->nlong > 0 && S->longptr) {
+    const int coded = S->chunkruns || S->colbase; /* col holds only some of the columns (spmv__sell_col) */
+    if ((S->nlong > 0 && S->longptr) || coded) {
         /* a hybrid matrix: the chunks, then the rows of its CRS part, as one sequence of items (a copy of the column
-         * indices; the run-column streams are not told apart here) */
-        const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->longptr[S->nlong];
+         * indices; the run-column streams are not told apart here); a matrix with run columns or 16-bit indices:
+         * a copy of its chunks' columns, decoded */
+        const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->nlong > 0 && S->longptr ? S->longptr[S->nlong] : 0;
         const int32_t items = S->nchunks + S->nlong;
         int64_t *ptr = spmv__malloc(((size_t)items + 1) * sizeof *ptr);
         int32_t *col = spmv__malloc(((size_t)(cst + lnnz) + 1) * sizeof *col);
@@ -556,10 +559,13 @@ spmv_status spmv_sell_alpha_ex(const spmv_sell *S, int64_t cache_bytes, int32_t 
         }
         memcpy(ptr, S->chunkptr, ((size_t)S->nchunks + 1) * sizeof *ptr);
         for (int32_t k = 1; k <= S->nlong; k++) ptr[S->nchunks + k] = cst + S->longptr[k];
-        if (cst) memcpy(col, S->col, (size_t)cst * sizeof *col);
+        if (cst && !coded) memcpy(col, S->col, (size_t)cst * sizeof *col);
+        for (int32_t k = 0; coded && k < S->nchunks; k++)
+            for (int64_t p = S->chunkptr[k]; p < S->chunkptr[k + 1]; p++) col[p] = spmv__sell_col(S, k, p);
         if (lnnz) memcpy(col + cst, S->longcol, (size_t)lnnz * sizeof *col);
         stream s = sell_stream(S);
-        s.ptr = ptr, s.col = col, s.n = items, s.runs = NULL;
+        s.ptr = ptr, s.col = col, s.n = items;
+        if (S->nlong > 0) s.runs = NULL;
         st = simulate("spmv_sell_alpha", s, cache_bytes, line, ways, nthreads, shared_by, &d, &r);
         spmv__free(ptr);
         spmv__free(col);

@@ -434,10 +434,10 @@ static double lines_per_gather(mat x, const spmv_kernel_shape *k, const spmv_mac
         for (int32_t c = 0; c < S->nchunks; c += step) {
             const int32_t runs = k->runs && S->chunkruns ? S->chunkruns[c] : 0;
             for (int32_t j = runs; j < S->chunklen[c]; j++) {
-                const int32_t *col = S->col + S->chunkptr[c] + (int64_t)j * C;
+                const int64_t p = S->chunkptr[c] + (int64_t)j * C; /* col holds only some chunks' columns */
                 for (int32_t r0 = 0; r0 < C; r0 += w) {
                     int n = C - r0 < w ? C - r0 : w;
-                    for (int i = 0; i < n; i++) v[i] = col[r0 + i] >> sh;
+                    for (int i = 0; i < n; i++) v[i] = spmv__sell_col(S, c, p + r0 + i) >> sh;
                     hist[distinct(v, n)]++;
                     vectors++;
                 }

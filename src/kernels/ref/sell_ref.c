@@ -15,9 +15,13 @@ static void sell_ref(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, c
             const int32_t nl = C - l0 < LANES ? C - l0 : LANES;
             double acc[LANES];
             for (int32_t l = 0; l < nl; l++) acc[l] = 0.0;
+            const int plain = !(S->chunkruns && S->chunkruns[k] > 0) && !(S->colbase && S->colbase[k] >= 0);
             for (int32_t j = 0; j < len; j++) {
                 const int64_t p = off + (int64_t)j * C + l0;
-                for (int32_t l = 0; l < nl; l++) acc[l] += S->val[p + l] * x[S->col[p + l]];
+                if (plain) /* col holds the chunk's columns */
+                    for (int32_t l = 0; l < nl; l++) acc[l] += S->val[p + l] * x[S->col[p + l]];
+                else /* run columns or 16-bit indices: col holds none of the first and not the chunk's second */
+                    for (int32_t l = 0; l < nl; l++) acc[l] += S->val[p + l] * x[spmv__sell_col(S, k, p + l)];
             }
             for (int32_t l = 0; l < nl; l++) {
                 int64_t i = (int64_t)k * C + l0 + l;
@@ -33,7 +37,9 @@ static void sell_ref(const spmv_sell *S, int32_t c0, int32_t c1, double alpha, c
  * 12 per chunk (int64 chunk offset + int32 chunk length). */
 static int sell_ref_accepts(const spmv_sell *S) { return S != NULL; }
 
-/* Run columns are read through col[] like every other column (the run metadata is not touched). */
+/* Run columns and 16-bit indices are decoded entry by entry (spmv__sell_col, the same position order); the traffic
+ * declared is that of the plain form, the reference kernel's (spmv_sell_traffic averages no run or 16-bit entry in
+ * for it: shape.runs and shape.idx16 are 0). */
 const spmv_kernel spmv__k_sell_ref = {
     .name = "sell-ref", .arch = SPMV_ARCH_REF, .sell = sell_ref,
     .traffic = {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2},

@@ -269,7 +269,7 @@ static void check_sell(const spmv_sell *S, const char *desc)
             int64_t i = (int64_t)k * S->C + r;
             for (int32_t j = 0; j < S->chunklen[k]; j++) {
                 int64_t p = S->chunkptr[k] + (int64_t)j * S->C + r;
-                absax[S->permuted ? i : S->perm[i]] += fabs(S->val[p] * x[S->col[p]]);
+                absax[S->permuted ? i : S->perm[i]] += fabs(S->val[p] * x[spmv__sell_col(S, k, p)]);
             }
         }
     double *y0 = xalloc(sizeof(double) * (size_t)n, 64), *yr = xalloc(sizeof(double) * (size_t)n, 64);
