@@ -308,9 +308,9 @@ typedef struct spmv_sell_opts {
                          and the search costs more than the plain conversion (sell.c, SELL_RUN_LANES;
                          spmv_sell.run_sample_share says what the sample found); values above C are C. Run columns
                          need C <= 64. */
-    int idx16;        /**< 16-bit column indices: a chunk whose gather columns span fewer than 65536 columns also
-                         stores them as 16-bit offsets from a per-chunk base, which kernels that know the format read
-                         instead (10 bytes per entry instead of 12, exact results); other chunks keep 32-bit indices
+    int idx16;        /**< 16-bit column indices: a chunk whose gather columns span fewer than 65536 columns
+                         stores them as 16-bit offsets from a per-chunk base (col16; not in col), which every kernel
+                         reads (10 bytes per entry instead of 12, exact results); other chunks keep 32-bit indices
                          (the escape). -1 = auto (default: on when the stored values take 16 MiB or more, i.e.
                          where the multiply is memory-bound; in cache the index widening costs about 5 %), 0 = off,
                          1 = on. Costs 2 bytes per stored entry. */
@@ -372,8 +372,9 @@ SPMV_API spmv_sell_opts spmv_sell_opts_default(void);
  * run columns (every lane holds an entry) come first, chunkfull[k] of them, then the others; each group in ascending
  * key order.
  * The remaining columns are ordinary gather columns: lane r holds the row's other entries in ascending column
- * order, then padding. col[] holds every stored entry's column, run columns included, so any kernel may ignore
- * the run metadata and read col[] instead.
+ * order, then padding. col[] holds the gather columns' indices only where they are 32-bit (no 16-bit indices in the
+ * chunk): a kernel reads the run columns through runbase/runmask and 16-bit chunks through colbase/col16, and
+ * spmv_sell_chunk_columns gives any position's column.
  *
  * Padding entries have value 0 and a column index already used by their own row (or, for an empty row, by the
  * chunk's longest row at the same position), so a gather never touches a new line. */
@@ -430,7 +431,7 @@ typedef struct spmv_sell {
     int64_t nidx16;     /**< stored entries of gather columns with 16-bit indices (0: none) */
     int32_t *colbase;   /**< length nchunks, or NULL (idx16 off): -1 = chunk k keeps 32-bit indices; else its gather
                            columns' indices are colbase[k] + col16[p] */
-    uint16_t *col16;    /**< length stored, or NULL: at the gather-column positions p of chunks with colbase[k] >= 0,
+    uint16_t *col16;    /**< length chunkptr[nchunks], or NULL: at the gather-column positions p of chunks with colbase[k] >= 0,
                            the column less colbase[k] (other positions unused; col holds these columns no more) */
     int32_t nvals;      /**< value indices (spmv_sell_opts.vidx): distinct values in vtab (1..SPMV_VTAB_MAX); 0: off
                            (then vtab and val8 are NULL) */
@@ -563,10 +564,12 @@ typedef struct spmv_traffic {
     double bytes_per_chunk;   /**< chunk offset + chunk length for SELL (12), 0 for CRS */
     double flops_per_entry;   /**< 2 (one multiply, one add) */
     double bytes_per_run_lane;/**< SELL kernels with run loads: per lane of a run column, value + mask bit (8.125);
-                                 0: the kernel reads run columns like gather columns (bytes_per_entry) */
+                                 0: the kernel's traffic counts run columns like gather columns (bytes_per_entry: the
+                                 reference kernel, which decodes them entry by entry) */
     double bytes_per_run;     /**< SELL kernels with run loads: per run column, its base index (4) */
     double bytes_per_entry16; /**< SELL kernels that read 16-bit indices: per gather-column entry of a chunk with
-                                 16-bit indices, value + offset (10); 0: the kernel reads col[] (bytes_per_entry) */
+                                 16-bit indices, value + offset (10); 0: counted as bytes_per_entry (the reference
+                                 kernel) */
     double bytes_per_value_vi;/**< SELL kernels that read value indices (spmv_sell.val8): bytes of an entry's value
                                  then (1 instead of 8; the 128-byte table is not counted); 0: the kernel reads val[] */
 } spmv_traffic;

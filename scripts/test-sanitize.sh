@@ -37,7 +37,9 @@ export LSAN_OPTIONS="$common:suppressions=$root/scripts/lsan.supp:print_suppress
 symb=/usr/lib/llvm-14/bin/llvm-symbolizer
 [ -x "$symb" ] && export ASAN_SYMBOLIZER_PATH=$symb UBSAN_SYMBOLIZER_PATH=$symb LSAN_SYMBOLIZER_PATH=$symb
 mpi=ON; [ "${SPMV_NO_MPI:-0}" = 1 ] && mpi=OFF
-cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$san" \
+# SPMV_POISON_UNWRITTEN: the positions of col a compressed SELL matrix never writes hold a column far outside any
+# matrix (src/formats/sell.c), so a reader of them fails here
+cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$san -DSPMV_POISON_UNWRITTEN" \
       -DCMAKE_EXE_LINKER_FLAGS="$san" -DCMAKE_SHARED_LINKER_FLAGS="$san" -DSPMV_WITH_MPI=$mpi
 cmake --build "$build" -j"$(nproc)"
 skip='^avx512_inner_loop$'

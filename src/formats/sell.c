@@ -1871,6 +1871,13 @@ spmv_status spmv_sell_from_crs(const spmv_crs *A, const spmv_sell_opts *opts, sp
             goto fail;
         }
     }
+#ifdef SPMV_POISON_UNWRITTEN
+    /* test builds (scripts/test-sanitize.sh): what the fill leaves unwritten in a matrix with run columns or 16-bit
+     * indices holds a column far outside any matrix (col) or the largest offset (col16), so that a reader of those
+     * positions fails at once instead of reading whatever the allocator left there */
+    if (cstored > 0 && (S->chunkruns || S->colbase)) memset(S->col, 0x7f, (size_t)cstored * sizeof *S->col);
+    if (S->col16) memset(S->col16, 0xff, (size_t)cstored * sizeof *S->col16);
+#endif
     if (spmv__sell_vidx_wanted(opts->vidx, cstored) && cstored > 0) {
         S->vtab = spmv__calloc(SPMV_VTAB_MAX, sizeof *S->vtab);
         if (!S->vtab) {
@@ -2035,7 +2042,7 @@ spmv_status spmv_sell_chunk_columns(const spmv_sell *S, int32_t k, int32_t *cols
     if (p1 > p0 && !cols)
         return spmv__error(SPMV_ERR_ARG, "%s: argument cols is NULL (chunk %d stores %lld entries)", fn, k,
                            (long long)(p1 - p0));
-    for (int64_t p = p0; p < p1; p++) cols[p - p0] = spmv__sell_col(S, k, p);
+    if (p1 > p0) spmv__sell_chunk_cols(S, k, cols);
     return SPMV_OK;
 }
 

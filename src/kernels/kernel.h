@@ -9,6 +9,7 @@
 #define SPMV_KERNEL_H
 
 #include "spmv_tune.h"
+#include <string.h>
 
 /* y[r] = beta*y[r] + alpha*sum_j A[r,j]*x[j] for rows [r0, r1); beta == 0 means y is not read. */
 typedef void (*spmv_crs_fn)(const spmv_crs *A, int32_t r0, int32_t r1, double alpha, const double *x, double beta,
@@ -297,6 +298,31 @@ static inline int32_t spmv__sell_col(const spmv_sell *S, int32_t k, int64_t p)
     }
     if (S->colbase && S->colbase[k] >= 0) return S->colbase[k] + (int32_t)S->col16[p];
     return S->col[p];
+}
+
+/* The columns of chunk k at its C chunklen[k] positions into out (col's layout), as spmv__sell_col gives them, a run
+ * column or a chunk column at a time (no division per entry): spmv_sell_chunk_columns, alpha's simulation. */
+static inline void spmv__sell_chunk_cols(const spmv_sell *S, int32_t k, int32_t *out)
+{
+    const int32_t C = S->C, R = S->chunkruns ? S->chunkruns[k] : 0, mb = (C + 7) / 8;
+    const int64_t p0 = S->chunkptr[k], n = S->chunkptr[k + 1] - p0;
+    for (int32_t j = 0; j < R; j++) {
+        const int64_t run = S->runptr[k] + j;
+        const uint8_t *m = S->runmask + (size_t)run * (size_t)mb;
+        uint64_t bits = 0;
+        for (int32_t b = 0; b < mb; b++) bits |= (uint64_t)m[b] << (8 * b);
+        const int64_t b0 = S->runbase[run];
+        for (int32_t r = 0; r < C; r++) {
+            const int64_t c = b0 + r;
+            out[(int64_t)j * C + r] = (bits >> r & 1) || (c >= 0 && c < S->cols) ? (int32_t)c
+                                                                                  : (int32_t)(b0 + __builtin_ctzll(bits));
+        }
+    }
+    const int64_t g0 = (int64_t)R * C;
+    if (S->colbase && S->colbase[k] >= 0)
+        for (int64_t q = g0; q < n; q++) out[q] = S->colbase[k] + (int32_t)S->col16[p0 + q];
+    else if (n > g0)
+        memcpy(out + g0, S->col + p0 + g0, (size_t)(n - g0) * sizeof *out);
 }
 
 #endif

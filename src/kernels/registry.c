@@ -375,7 +375,7 @@ static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char
             fprintf(stderr, "spmv: %s: kernel %s (%s)\n", what, (k ? k : ref)->name,
                     env && *env ? "forced by SPMV_ARCH=ref" : "no faster family is built and usable on this CPU");
         if (S && S->nruns > 0 && !(k ? k : ref)->shape.runs)
-            fprintf(stderr, "spmv: %s: its %lld run columns are read through col[] (the kernel has no run loads)\n",
+            fprintf(stderr, "spmv: %s: its %lld run columns are decoded entry by entry (the kernel has no run loads)\n",
                     what, (long long)S->nruns);
     }
     return k ? k : ref;

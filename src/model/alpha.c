@@ -230,7 +230,21 @@ typedef struct stream {
     const int32_t *runs;  /* SELL: run columns per chunk (NULL: none) */
     const int32_t *perm;  /* SELL in the original order: y[perm[.]]; NULL: contiguous */
     int offs;             /* bytes of row/chunk offsets per row/chunk */
+    const spmv_sell *S;   /* SELL whose col holds only some columns (run columns, 16-bit indices): each chunk's
+                             columns are decoded into buf (its largest chunk's length) instead of read from col */
+    int32_t *buf;
 } stream;
+
+/* The columns of item i, indexed by entry k in [ptr[i], ptr[i + 1]): col itself, or chunk i decoded into buf and
+ * offset by ptr[i] (*off) */
+static const int32_t *item_cols(const stream *s, int32_t i, int64_t *off)
+{
+    *off = 0;
+    if (!s->S) return s->col;
+    spmv__sell_chunk_cols(s->S, i, s->buf);
+    *off = s->ptr[i];
+    return s->buf;
+}
 
 /* simulation state: the cache, the line-id bases of the streams, the per-stream last lines, the counts */
 typedef struct sim {
@@ -263,6 +277,8 @@ static void sim_item(sim *m, const stream *s, int32_t i)
     if (m->streams) touch(m, m->base_off + (((int64_t)i * s->offs) >> sh), &m->last_off);
     int64_t runend = b;
     if (m->streams && s->runs) runend = b + (int64_t)s->runs[i] * s->C;
+    int64_t off;
+    const int32_t *col = item_cols(s, i, &off);
     for (int64_t k = b; k < e; k++) {
         if (m->streams) {
             touch(m, m->base_val + ((k * 8) >> sh), &m->last_val);
@@ -270,7 +286,7 @@ static void sim_item(sim *m, const stream *s, int32_t i)
             else if ((k - b) % s->C == 0) /* a run column's base index (its position in runbase: about) */
                 touch(m, m->base_run + ((((k - b) / s->C + b / s->C) * 4) >> sh), &m->last_run);
         }
-        const int64_t line = (int64_t)s->col[k] >> (sh - 3);
+        const int64_t line = (int64_t)col[k - off] >> (sh - 3);
         m->acc++;
         const int64_t before = m->c.misses;
         lru_access(&m->c, line);
@@ -321,10 +337,14 @@ static int64_t compulsory(const stream *s, int sh, uint8_t *bits, int64_t nlines
 {
     memset(bits, 0, (size_t)((nlines + 7) / 8));
     int64_t n = 0;
-    for (int64_t k = s->ptr[0]; k < s->ptr[s->n]; k++) {
-        const int64_t l = (int64_t)s->col[k] >> (sh - 3);
-        uint8_t bit = (uint8_t)(1u << (l & 7));
-        if (!(bits[l >> 3] & bit)) bits[l >> 3] |= bit, n++;
+    for (int32_t i = 0; i < s->n; i++) {
+        int64_t off;
+        const int32_t *col = item_cols(s, i, &off);
+        for (int64_t k = s->ptr[i]; k < s->ptr[i + 1]; k++) {
+            const int64_t l = (int64_t)col[k - off] >> (sh - 3);
+            uint8_t bit = (uint8_t)(1u << (l & 7));
+            if (!(bits[l >> 3] & bit)) bits[l >> 3] |= bit, n++;
+        }
     }
     return n;
 }
@@ -512,14 +532,14 @@ spmv_alpha_opts spmv_alpha_opts_default(void)
 
 static stream crs_stream(const spmv_crs *A)
 {
-    stream s = {A->rowptr, A->col, A->rows, 0, A->rows, A->cols, NULL, NULL, 8};
+    stream s = {A->rowptr, A->col, A->rows, 0, A->rows, A->cols, NULL, NULL, 8, NULL, NULL};
     return s;
 }
 
 static stream sell_stream(const spmv_sell *S)
 {
     stream s = {S->chunkptr, S->col, S->nchunks, S->C, S->rows, S->cols, S->nruns > 0 ? S->chunkruns : NULL,
-                S->permuted || S->identity ? NULL : S->perm, 12};
+                S->permuted || S->identity ? NULL : S->perm, 12, NULL, NULL};
     return s;
 }
 
@@ -543,11 +563,10 @@ spmv_status spmv_sell_alpha_ex(const spmv_sell *S, int64_t cache_bytes, int32_t 
     simresult r;
     spmv_status st;
     const int coded = S->chunkruns || S->colbase; /* col holds only some of the columns (spmv__sell_col) */
-    if ((S->nlong > 0 && S->longptr) || coded) {
+    if (S->nlong > 0 && S->longptr) {
         /* a hybrid matrix: the chunks, then the rows of its CRS part, as one sequence of items (a copy of the column
-         * indices; the run-column streams are not told apart here); a matrix with run columns or 16-bit indices:
-         * a copy of its chunks' columns, decoded */
-        const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->nlong > 0 && S->longptr ? S->longptr[S->nlong] : 0;
+         * indices, the chunks' decoded where col holds only some; the run-column streams are not told apart here) */
+        const int64_t cst = S->chunkptr[S->nchunks], lnnz = S->longptr[S->nlong];
         const int32_t items = S->nchunks + S->nlong;
         int64_t *ptr = spmv__malloc(((size_t)items + 1) * sizeof *ptr);
         int32_t *col = spmv__malloc(((size_t)(cst + lnnz) + 1) * sizeof *col);
@@ -560,15 +579,25 @@ spmv_status spmv_sell_alpha_ex(const spmv_sell *S, int64_t cache_bytes, int32_t 
         memcpy(ptr, S->chunkptr, ((size_t)S->nchunks + 1) * sizeof *ptr);
         for (int32_t k = 1; k <= S->nlong; k++) ptr[S->nchunks + k] = cst + S->longptr[k];
         if (cst && !coded) memcpy(col, S->col, (size_t)cst * sizeof *col);
-        for (int32_t k = 0; coded && k < S->nchunks; k++)
-            for (int64_t p = S->chunkptr[k]; p < S->chunkptr[k + 1]; p++) col[p] = spmv__sell_col(S, k, p);
+        for (int32_t k = 0; coded && k < S->nchunks; k++) spmv__sell_chunk_cols(S, k, col + S->chunkptr[k]);
         if (lnnz) memcpy(col + cst, S->longcol, (size_t)lnnz * sizeof *col);
         stream s = sell_stream(S);
-        s.ptr = ptr, s.col = col, s.n = items;
-        if (S->nlong > 0) s.runs = NULL;
+        s.ptr = ptr, s.col = col, s.n = items, s.runs = NULL;
         st = simulate("spmv_sell_alpha", s, cache_bytes, line, ways, nthreads, shared_by, &d, &r);
         spmv__free(ptr);
         spmv__free(col);
+    } else if (coded) { /* each chunk's columns decoded as the simulation reaches it, into one chunk's room */
+        int64_t maxst = 1;
+        for (int32_t k = 0; k < S->nchunks; k++)
+            if (S->chunkptr[k + 1] - S->chunkptr[k] > maxst) maxst = S->chunkptr[k + 1] - S->chunkptr[k];
+        stream s = sell_stream(S);
+        s.S = S;
+        s.buf = spmv__malloc((size_t)maxst * sizeof *s.buf);
+        if (!s.buf)
+            return spmv__error(SPMV_ERR_NOMEM, "spmv_sell_alpha: out of memory for a chunk of %lld entries",
+                               (long long)maxst);
+        st = simulate("spmv_sell_alpha", s, cache_bytes, line, ways, nthreads, shared_by, &d, &r);
+        spmv__free(s.buf);
     } else {
         st = simulate("spmv_sell_alpha", sell_stream(S), cache_bytes, line, ways, nthreads, shared_by, &d, &r);
     }
