@@ -370,15 +370,6 @@ static inline int pop64(uint64_t x)
 #endif
 }
 
-/* The C-lane mask of mb bytes (bit r of byte r / 8: lane r) as a word; C <= 64 */
-static uint64_t mask_word(const uint8_t *m, int32_t mb)
-{
-    if (mb == 1) return m[0]; /* C <= 8: no loop */
-    uint64_t w = 0;
-    for (int32_t q = 0; q < mb; q++) w |= (uint64_t)m[q] << (8 * q);
-    return w;
-}
-
 /* The mask of all C lanes (run columns need C <= 64) */
 static inline uint64_t lanes_all(int32_t C) { return C == 64 ? ~(uint64_t)0 : ((uint64_t)1 << C) - 1; }
 
@@ -752,16 +743,9 @@ static void chunk_runs_replay(int32_t C, chunk_scratch *sc, const int32_t *key, 
     const int32_t mb = mask_bytes(C);
     memcpy(sc->rkey, key, (size_t)R * sizeof *key);
     memcpy(sc->rmask, mask, (size_t)R * (size_t)mb);
-    for (int32_t j = 0; j < R; j++) sc->rbits[j] = mask_word(mask + (size_t)j * mb, mb);
+    for (int32_t j = 0; j < R; j++) sc->rbits[j] = spmv__run_mask(mask + (size_t)j * mb, mb);
     sc->nrun = R;
     runs_rest(C, sc);
-}
-
-/* The column of lane r in run column b where the lane has no entry (padding): b + r where that is a column, else
- * the column of a lane the run has (bits: its lanes) */
-static inline int32_t run_pad_col(int64_t b, int32_t r, int32_t cols, uint64_t bits)
-{
-    return b + r >= 0 && b + r < cols ? (int32_t)(b + r) : (int32_t)(b + __builtin_ctzll(bits));
 }
 
 /* The first position p in [lo, n) of the ascending c with c[p] >= col (n where none): a search without a branch on
@@ -819,7 +803,7 @@ static int fill_by_slots(spmv_sell *S, chunk_scratch *sc, int32_t k, int32_t bes
         for (uint64_t h = full & ~rb[j]; h; h &= h - 1) { /* the run's padding lanes */
             const int32_t r = __builtin_ctzll(h);
             const int64_t at = (int64_t)rd[j] * C + r;
-            gcol[at] = run_pad_col(rk[j], r, S->cols, rb[j]);
+            gcol[at] = spmv__run_pad_col(rk[j], r, S->cols, rb[j]);
             gval[at] = 0.0;
         }
     }
@@ -917,7 +901,7 @@ __attribute__((noinline)) static void sell_fill_chunk(spmv_sell *S, chunk_scratc
                 gval[at] = v[p];
                 hit[nh++] = p++;
             } else {
-                gcol[at] = run_pad_col(rk[j], r, S->cols, rb[j]);
+                gcol[at] = spmv__run_pad_col(rk[j], r, S->cols, rb[j]);
                 gval[at] = 0.0;
             }
         }

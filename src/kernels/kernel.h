@@ -277,6 +277,23 @@ static inline __attribute__((always_inline)) const double *spmv__run_x(const dou
     return (const double *)spmv__addr(x, (intptr_t)(off * (int64_t)sizeof(double)));
 }
 
+/* The C-lane mask of mb bytes (bit r of byte r / 8: lane r) as a word; C <= 64 (run columns) */
+static inline uint64_t spmv__run_mask(const uint8_t *m, int32_t mb)
+{
+    if (mb == 1) return m[0]; /* C <= 8: no loop */
+    uint64_t w = 0;
+    for (int32_t q = 0; q < mb; q++) w |= (uint64_t)m[q] << (8 * q);
+    return w;
+}
+
+/* The column of lane r in run column b (bits: its lanes): b + r -- a lane of the run, or padding where b + r is a
+ * column --, else (padding past the matrix's edge) the column of the run's first lane. The conversion pads so, and
+ * the decoders below read the run columns so. */
+static inline int32_t spmv__run_pad_col(int64_t b, int32_t r, int32_t cols, uint64_t bits)
+{
+    return b + r >= 0 && b + r < cols ? (int32_t)(b + r) : (int32_t)(b + __builtin_ctzll(bits));
+}
+
 /* The column of stored position p of chunk k (chunkptr[k] <= p < chunkptr[k + 1]), whatever holds it: a run column's
  * base and mask (lane r of run column b: b + r where the mask has the lane; a padding lane b + r where that is a
  * column, else the run's first lane, as the conversion pads), a chunk's 16-bit offset from colbase[k], or col[p].
@@ -289,12 +306,7 @@ static inline int32_t spmv__sell_col(const spmv_sell *S, int32_t k, int64_t p)
     if (S->chunkruns && j < S->chunkruns[k]) {
         const int32_t mb = (C + 7) / 8;
         const int64_t run = S->runptr[k] + j;
-        const uint8_t *m = S->runmask + (size_t)run * (size_t)mb;
-        uint64_t bits = 0;
-        for (int32_t b = 0; b < mb; b++) bits |= (uint64_t)m[b] << (8 * b);
-        const int64_t c = (int64_t)S->runbase[run] + r;
-        if ((bits >> r & 1) || (c >= 0 && c < S->cols)) return (int32_t)c;
-        return (int32_t)(S->runbase[run] + __builtin_ctzll(bits));
+        return spmv__run_pad_col(S->runbase[run], r, S->cols, spmv__run_mask(S->runmask + (size_t)run * mb, mb));
     }
     if (S->colbase && S->colbase[k] >= 0) return S->colbase[k] + (int32_t)S->col16[p];
     return S->col[p];
@@ -308,15 +320,8 @@ static inline void spmv__sell_chunk_cols(const spmv_sell *S, int32_t k, int32_t 
     const int64_t p0 = S->chunkptr[k], n = S->chunkptr[k + 1] - p0;
     for (int32_t j = 0; j < R; j++) {
         const int64_t run = S->runptr[k] + j;
-        const uint8_t *m = S->runmask + (size_t)run * (size_t)mb;
-        uint64_t bits = 0;
-        for (int32_t b = 0; b < mb; b++) bits |= (uint64_t)m[b] << (8 * b);
-        const int64_t b0 = S->runbase[run];
-        for (int32_t r = 0; r < C; r++) {
-            const int64_t c = b0 + r;
-            out[(int64_t)j * C + r] = (bits >> r & 1) || (c >= 0 && c < S->cols) ? (int32_t)c
-                                                                                  : (int32_t)(b0 + __builtin_ctzll(bits));
-        }
+        const uint64_t bits = spmv__run_mask(S->runmask + (size_t)run * mb, mb);
+        for (int32_t r = 0; r < C; r++) out[(int64_t)j * C + r] = spmv__run_pad_col(S->runbase[run], r, S->cols, bits);
     }
     const int64_t g0 = (int64_t)R * C;
     if (S->colbase && S->colbase[k] >= 0)
