@@ -17,7 +17,7 @@
 # one pass per point classed a point by the phase it fell in. The median of each pass's median is in the CSV too,
 # and every pass's best.
 # usage: bench/model-vs-measurement.sh [--machine FILE] [--build DIR] [--data DIR] [--out FILE.md] [--csv FILE]
-#                                      [--runs N] [--time S] [--passes P] [--matrices "NAME ..."]
+#                                      [--runs N] [--time S] [--passes P] [--matrices "NAME ..."] [--no-xrand]
 #   --machine  machine file; default: measured in this run (build/tools/spmv-machine -o DATA/machine-measured.machine,
 #              about 2.5 minutes), so that the model's parameters and the measured Gflop/s come from the same state
 #              of the machine (a VM's bandwidth differs by 30 % from one day to the next)
@@ -27,6 +27,10 @@
 # Matrix names: hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw (default: all).
 # The large matrices (lap2d 2000^2: 4 M rows; powerlaw: 2 M rows, 33 M nonzeros) are generated into DATA once
 # (python3 + numpy for lap2d, the peers' gen_irregular for powerlaw; about a minute each).
+# x at random lines: before each matrix of each pass, `spmv-machine --only latency` measures the random-x table again
+# (about 12 s) and that matrix's points use the machine file with it (the model at the state of the host, as it takes
+# the clock of the run: on the Zen 5 VM the time of a random line of a 16 MiB x moved between 1.8 and 4.2 ns within
+# half an hour); every table is in CSV.xrand. --no-xrand: the machine file's own table.
 # OpenMP waits as the library's users get by default; MVM_WAIT_POLICY=passive sets OMP_WAIT_POLICY for a machine
 # shared with other work (sleeping threads cost in-cache 2-thread points several times their multiply).
 set -eu
@@ -41,6 +45,7 @@ runs=20
 time=0.05
 passes=3
 mats="hpcg16 hpcg32 hpcg128 lap2d bcsstk13 groebner rajat01 powerlaw"
+xrand=1
 shared="$here/../shared"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
     --passes) passes=$2; shift 2 ;;
     --time) time=$2; shift 2 ;;
     --matrices) mats=$2; shift 2 ;;
+    --no-xrand) xrand=0; shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "model-vs-measurement.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -122,18 +128,42 @@ vx() { case "$1" in *-gather) echo gather ;; *-emul) echo emul ;; *) echo "" ;; 
 case "$passes" in '' | *[!0-9]* | 0) echo "model-vs-measurement.sh: --passes takes a count of at least 1" >&2; exit 2 ;; esac
 tmp=$(mktemp)
 raw=$(mktemp)
-trap 'rm -f "$tmp" "$raw"' EXIT
+pm=$(mktemp)
+trap 'rm -f "$tmp" "$raw" "$pm"' EXIT
+[ "$xrand" = 0 ] || : > "$csv.xrand"
+# the machine file for the next points: with --no-xrand the given one; else a copy whose random-x table is the one
+# spmv-machine measures now (its keys before the first level)
+point_machine() {
+    if [ "$xrand" = 0 ]; then echo "$machine"; return; fi
+    line=$("$build/tools/spmv-machine" --only latency -q 2>/dev/null | grep '^random x lines, ns per element') || {
+        echo "model-vs-measurement.sh: spmv-machine --only latency printed no random-x table; the file's own" >&2
+        echo "$machine"; return; }
+    echo "$1,$2,$line" | sed 's/random x lines, ns per element at x of 4 \/ 16 \/ 64 \/ 256 MiB: //' >> "$csv.xrand"
+    echo "$line" | awk -v f="$machine" '
+        { n = 0; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+,?$/) { v = $i; sub(/,/, "", v); t[++n] = v } }
+        END { if (n != 12) exit 1 # 4 / 16 / 64 / 256, then the 8 times
+              split("4 16 64 256", mib, " ")
+              while ((getline l < f) > 0) {
+                  if (l ~ /^random x line by /) continue
+                  if (!done && l ~ /^level:/) {
+                      for (i = 1; i <= 4; i++) printf "random x line by gather %s MiB: %s ns\n", mib[i], t[4 + i]
+                      for (i = 1; i <= 4; i++) printf "random x line by scalar loads %s MiB: %s ns\n", mib[i], t[8 + i]
+                      done = 1 }
+                  print l } }' > "$pm" || { echo "model-vs-measurement.sh: cannot read the random-x table" >&2; echo "$machine"; return; }
+    echo "$pm"
+}
 failed=0
 pass=1
 while [ "$pass" -le "$passes" ]; do
     echo "pass $pass of $passes" >&2
     for m in $mats; do
         s=$(spec "$m") || exit 1
+        pmach=$(point_machine "$m" "$pass")
         for v in $variants; do
             x=$(vx "$v")
             # shellcheck disable=SC2086
             if ! env ${x:+SPMV_XACCESS=$x} ${MVM_WAIT_POLICY:+OMP_WAIT_POLICY=$MVM_WAIT_POLICY} "$bench" $s $(vopts "$v" "$(vsigma "$m")") -t 1,2 --time "$time" \
-                --runs "$runs" --machine "$machine" --model > "$tmp" 2>&1; then
+                --runs "$runs" --machine "$pmach" --model > "$tmp" 2>&1; then
                 echo "model-vs-measurement.sh: $m $v failed (pass $pass):" >&2
                 tail -3 "$tmp" >&2
                 failed=$((failed + 1))

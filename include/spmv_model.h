@@ -68,6 +68,9 @@ typedef struct spmv_machine_level {
                                    alpha simulation uses the smaller of the two: x is reused at random */
 } spmv_machine_level;
 
+/** Sizes of x at which spmv-machine measures the random-line time (spmv_machine.xrand_ns): 4 << 2i MiB. */
+#define SPMV_XRAND_POINTS 4
+
 /** A machine: what the ECM and roofline models need, in a plain-text machine file (see machines/TEMPLATE.machine
  * for every key; keys mirror kerncraft's YAML machine files where one exists). In-core costs are per vector
  * instruction on SIMD registers of simd_width doubles; "rthroughput" is the reciprocal throughput (cy per
@@ -125,6 +128,15 @@ typedef struct spmv_machine {
                                               2 cores of the AMD EPYC VM; OpenMP regions 2.8 us there, 1-1.5 us on
                                               the 2-core Intel Xeon VM), the same figure for every thread count.
                                               0 = not measured: nothing added */
+    double xrand_ns[2][SPMV_XRAND_POINTS]; /**< ns per element of x loaded at a uniformly random cache line (one
+                                              element per line) through an index stream as in SpMV, with x of
+                                              4 << 2i MiB (4, 16, 64, 256 MiB): [0] by hardware gathers of
+                                              simd_width (index load + gather), [1] by scalar loads (the emulated
+                                              gather: index loads, x loads, inserts). It includes what the caches
+                                              keep of x at that size and how many lines the access keeps in flight.
+                                              The model charges x's lines that miss the private caches at it
+                                              (spmv_model.x_random_cy). spmv-machine: the best of 3 passes. 0 = not
+                                              measured: those lines at the transfers' bandwidth */
 } spmv_machine;
 
 /** Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */
@@ -438,6 +450,12 @@ typedef struct spmv_model {
     double overhead_ns;              /**< ns added to each multiply for its parallel region: parallel_overhead /
                                         clock where the driver starts a team (nthreads > 1 and at least 2 x
                                         SPMV_MIN_WORK_PER_THREAD entries of work), else 0 */
+    double x_random_lines;           /**< lines of x per row that miss the private caches beyond x read once:
+                                        (alpha at the last private cache - alpha_min) N_nzr 8 / cacheline (0 where
+                                        the machine has no xrand_ns for the kernel's x access) */
+    double x_random_cy;              /**< cy per row those lines add with the data beyond the private caches: each at
+                                        the machine's xrand_ns for x's size (interpolated in log size) less the
+                                        in-core x access the loads already count; their bytes leave the transfers */
 } spmv_model;
 
 /** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).

@@ -891,6 +891,16 @@ static void test_machine_keys(void)
     CU_ASSERT(strstr(text, "effective size: 27 MiB") && strstr(text, "random access size: 11 MiB") &&
               strstr(text, "gather reciprocal throughput 8 lines: 5.5 cy") &&
               strstr(text, "value index reciprocal throughput: 1.125 cy"));
+    /* the random-x table: ns, written and read back exactly; a negative time refused */
+    for (int g = 0; g < 2; g++)
+        for (int j = 0; j < SPMV_XRAND_POINTS; j++) z.xrand_ns[g][j] = (g + 1) * (0.5 + j);
+    check_roundtrip(&z);
+    CU_ASSERT(spmv_machine_format(&z, text, sizeof text) > 0);
+    CU_ASSERT(strstr(text, "random x line by gather 16 MiB: 1.5 ns") &&
+              strstr(text, "random x line by scalar loads 256 MiB: 7 ns"));
+    z.xrand_ns[1][2] = -1;
+    CU_ASSERT_EQUAL(spmv_machine_check(&z), SPMV_ERR_ARG);
+    z.xrand_ns[1][2] = 5;
     /* effective size: caches only, at most the cache */
     snprintf(text, sizeof text, "%slevel: L1\n cache size: 32 KiB\n effective size: 64 KiB\n ways: 8\n"
              " cores per group: 1\n upstream throughput: 64 B/cy\n transfers overlap: none\nlevel: MEM\n"
@@ -971,6 +981,79 @@ static void test_gather_lines(void)
     m.vidx_rthroughput = 0;
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (7.0 + 0.5) / 8, EXACT);
+}
+
+/* x at random lines (spmv_machine.xrand_ns): a matrix of uniformly random columns over an x of 8 MiB on the Zen 5
+ * file (L1 and L2 private, L3 shared). The lines missing L2 beyond x read once, (alpha at L2 - alpha_min) N_nzr 8 /
+ * 64, cost the table's time at 8 MiB (halfway in log size between 4 and 16 MiB) less the in-core x access; their
+ * bytes leave the L3 and memory transfers; L1 and L2 unchanged. Without the table (or with a point missing): as before. */
+static void test_random_x(void)
+{
+    spmv_machine m;
+    CU_ASSERT_EQUAL_FATAL(spmv_machine_read(machine_path("amd-epyc-zen5-kvm-2core.machine"), &m), SPMV_OK);
+    memset(m.xrand_ns, 0, sizeof m.xrand_ns);
+    const int32_t rows = 65536, cols = 1 << 20, nz = 16; /* alpha_min = cols / nnz = 1 */
+    int64_t *rp = malloc((rows + 1) * sizeof *rp);
+    int32_t *col = malloc((size_t)rows * nz * sizeof *col);
+    CU_ASSERT_FATAL(rp && col);
+    uint64_t s = 12345;
+    for (int32_t i = 0; i <= rows; i++) rp[i] = (int64_t)nz * i;
+    for (int64_t e = 0; e < (int64_t)rows * nz; e++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        col[e] = (int32_t)((s >> 33) % (uint64_t)cols);
+    }
+    spmv_crs *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_crs_from_arrays(rows, cols, rp, col, NULL, &A), SPMV_OK);
+    spmv_sell_opts so = spmv_sell_opts_default();
+    so.C = 8;
+    so.runs = 0;
+    spmv_sell *S = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &so, &S), SPMV_OK);
+    const spmv_kernel_shape ks[3] = {{SPMV_FORMAT_CRS, 0, 1, 4, SPMV_X_SCALAR, 0, 0, 0},
+                                     {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0},
+                                     {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_EMUL, 0, 0, 0}};
+    const double tg[4] = {1.0, 3.0, 5.0, 9.0}, ts[4] = {0.5, 1.5, 3.0, 6.0};
+    for (int v = 0; v < 3; v++) {
+        spmv_model_opts o = spmv_model_opts_default();
+        o.shape = &ks[v];
+        o.max_accesses = -1;
+        spmv_model m0, m1;
+        memset(m.xrand_ns, 0, sizeof m.xrand_ns);
+        CU_ASSERT_EQUAL_FATAL(v ? spmv_model_sell(S, NULL, &m, 1, &o, &m0) : spmv_model_crs(A, NULL, &m, 1, &o, &m0),
+                              SPMV_OK);
+        CU_ASSERT_EQUAL(m0.x_random_lines, 0);
+        CU_ASSERT_EQUAL(m0.x_random_cy, 0);
+        memcpy(m.xrand_ns[0], tg, sizeof tg);
+        memcpy(m.xrand_ns[1], ts, sizeof ts);
+        CU_ASSERT_EQUAL_FATAL(v ? spmv_model_sell(S, NULL, &m, 1, &o, &m1) : spmv_model_crs(A, NULL, &m, 1, &o, &m1),
+                              SPMV_OK);
+        const double amin = (double)cols / (double)A->nnz, a2 = m1.alpha_level[2].alpha, nzr = m1.nzr; /* duplicates merged */
+        CU_ASSERT(a2 > 7.0); /* random columns: nearly every access misses L2 */
+        const double lines = (a2 - amin) * nzr * 8.0 / 64.0;
+        CU_ASSERT_DOUBLE_EQUAL(m1.x_random_lines, lines, 1e-12 * lines);
+        const double t8 = v == 1 ? 2.0 : 1.0; /* ns at 8 MiB: halfway between the 4 and 16 MiB points */
+        const double incore = v == 0 ? m.scalar_load_rthroughput : v == 1 ? m1.gather_cy / 8 : m.emul_gather_rthroughput / 8;
+        const double cy = lines * (t8 * m.clock_ghz - incore);
+        CU_ASSERT_DOUBLE_EQUAL(m1.x_random_cy, cy, 1e-12 * cy);
+        /* L1 and L2 as without the table; L3 and memory: the random lines' bytes out, their time in */
+        for (int i = 0; i < 2; i++) CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_data[i], m0.ecm.T_data[i], 1e-12 * m0.ecm.T_data[i]);
+        for (int i = 2; i < 4; i++) {
+            const double xb = 8.0 * (m1.alpha_level[i].alpha - amin) * nzr;
+            CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_xfer[i], m0.ecm.T_xfer[i] - xb / m.level[i].upstream_bw,
+                                   1e-9 * m0.ecm.T_xfer[i]);
+            CU_ASSERT(m1.ecm.T_data[i] >= cy);
+        }
+        /* a point missing: not measured, no change */
+        m.xrand_ns[v == 1 ? 0 : 1][3] = 0;
+        CU_ASSERT_EQUAL_FATAL(v ? spmv_model_sell(S, NULL, &m, 1, &o, &m1) : spmv_model_crs(A, NULL, &m, 1, &o, &m1),
+                              SPMV_OK);
+        CU_ASSERT_EQUAL(m1.x_random_lines, 0);
+        CU_ASSERT_DOUBLE_EQUAL(m1.predicted, m0.predicted, 1e-12 * m0.predicted);
+    }
+    spmv_sell_free(S);
+    spmv_crs_free(A);
+    free(rp);
+    free(col);
 }
 
 /* Where the data live and the roofline as a bound: a matrix smaller than L1+L2 is served from the caches at their
@@ -1127,6 +1210,7 @@ int main(void)
                                     {"bandwidth of the read/write mix", test_mix_bandwidth},
                                     {"new machine-file keys", test_machine_keys},
                                     {"gather cost by lines per gather", test_gather_lines},
+                                    {"x at random lines (the random-x table)", test_random_x},
                                     {"roofline by where the data live", test_roofline_levels},
                                     {"parallel region overhead per multiply", test_parallel_overhead},
                                     {"the machine at the clock of a run", test_machine_at_clock},

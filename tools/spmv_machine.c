@@ -42,8 +42,8 @@ static void usage(FILE *f)
             "                   kernels: HPCG n^3 with its data in each level, 1 thread; see the tables)\n"
             "  --no-spmv-check  keep the streaming kernels' rules (no SpMV check: about 3-5 s less on a 2-core VM)\n"
             "  --name TEXT      model name written to the file\n"
-            "  --only LIST      measure only these parts (comma-separated): incore, stream, latency, bw (the clock\n"
-            "                   always); no file is written unless all are measured\n"
+            "  --only LIST      measure only these parts (comma-separated): incore, stream, latency (with x at\n"
+            "                   random lines), bw (the clock always); no file is written unless all are measured\n"
             "  -q               no progress lines on stderr\n"
             "Threads are pinned one per core (compact) unless OMP_PLACES or OMP_PROC_BIND is set.\n");
 }
@@ -270,6 +270,9 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
            m->gather_lines_rthroughput[2], m->gather_lines_rthroughput[3], m->emul_gather_rthroughput,
            m->masked_load_rthroughput, m->scalar_load_rthroughput, m->vidx_rthroughput, m->hadd_latency,
            m->hadd_rthroughput);
+    printf("random x lines, ns per element at x of 4 / 16 / 64 / 256 MiB: gather %.2f %.2f %.2f %.2f, scalar loads "
+           "%.2f %.2f %.2f %.2f\n", m->xrand_ns[0][0], m->xrand_ns[0][1], m->xrand_ns[0][2], m->xrand_ns[0][3],
+           m->xrand_ns[1][0], m->xrand_ns[1][1], m->xrand_ns[1][2], m->xrand_ns[1][3]);
     for (int i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
         printf("%-4s %10s  upstream %7.2f B/cy%s  overlap %s\n", l->name,

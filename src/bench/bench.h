@@ -71,6 +71,9 @@ typedef enum bench_incore {
     BI_MASKLD_TP, /* masked unaligned vector load (x of SELL run columns) */
     BI_SLOAD_TP,  /* scalar load in the mix of a CRS entry: a 4-byte index and two 8-byte loads */
     BI_VIDX_TP,   /* a vector of values through one-byte value indices and a 16-entry table (spmv_sell.val8) */
+    BI_XGATHER_TP, /* index load + gather times a contiguous value load (a SpMV entry's x and value); spmv-machine
+                      times it with x beyond the caches (measure_xrand), not in L1 */
+    BI_XEMUL_TP,  /* the same with the emulated gather */
     BI_N
 } bench_incore;
 extern const char *const bench_incore_names[BI_N];
@@ -90,6 +93,7 @@ typedef struct bench_incore_data {
                                cache lines of 64 bytes (at most W), lanes spread round-robin over the lines */
     int64_t *maskv;         /* W 64-bit lane masks, all set (the masked-load test; an opaque value) */
     uint8_t *vidx;          /* nidx one-byte value indices 0..15 (random) into the table x[0..15] */
+    double *val;            /* nidx + 64 values (1.0): the value stream of XGATHER_TP and XEMUL_TP */
     void *mem;              /* the one allocation */
 } bench_incore_data;
 
@@ -246,6 +250,9 @@ typedef struct bench_results {
     int64_t eff_lat_bytes[BENCH_MAX_LEVELS];  /* the latency sweep's view: largest size within 1.5x of the level's
                                                  latency; for a level whose latency is more than half of memory's,
                                                  the largest size below half the memory latency (0: no sweep) */
+    double xrand_ns[2][SPMV_XRAND_POINTS];   /* ns per element of x at a uniformly random line, x of 4 << 2i MiB:
+                                                 [0] XGATHER_TP, [1] XEMUL_TP (scalar ISA: its XGATHER_TP, a
+                                                 scalar load); the best of the passes (0 = not measured) */
     double seconds[6];                        /* time of each part: clock, incore, stream, latency, bw, total */
     int passes;                               /* passes run */
 } bench_results;

@@ -60,7 +60,8 @@ const char *const bench_incore_names[BI_N] = {
     "gather latency", "gather rthroughput", "index load+gather latency", "index load+gather rthroughput",
     "horizontal add latency", "horizontal add rthroughput", "index load+gather, 1 line", "index load+gather, 2 lines",
     "index load+gather, 4 lines", "index load+gather, 8 lines", "emulated gather rthroughput",
-    "masked load rthroughput", "scalar load rthroughput", "value index rthroughput"};
+    "masked load rthroughput", "scalar load rthroughput", "value index rthroughput",
+    "index load+gather x value, x at random", "emulated gather x value, x at random"};
 
 static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(FILE *log, const char *fmt, ...)
@@ -95,9 +96,9 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     d->nt = 512;
     d->nidx = 24 * (int64_t)w * 8;
     size_t bx = (size_t)d->nx * 8, bi = (size_t)d->nidx * 4, bt = (size_t)d->nt * 8, bs = (size_t)w * 8;
-    size_t off[12], total = 0;
-    const size_t sz[12] = {bx, bi, bt, bs, bi, bt, bi, bi, bi, bi, bs, (size_t)d->nidx + 64};
-    for (int i = 0; i < 12; i++) {
+    size_t off[13], total = 0;
+    const size_t sz[13] = {bx, bi, bt, bs, bi, bt, bi, bi, bi, bi, bs, (size_t)d->nidx + 64, ((size_t)d->nidx + 64) * 8};
+    for (int i = 0; i < 13; i++) {
         off[i] = total;
         total += (sz[i] + 255) / 256 * 256;
     }
@@ -113,6 +114,8 @@ int bench_incore_data_init(bench_incore_data *d, int w, uint64_t seed)
     for (int j = 0; j < 4; j++) d->idxl[j] = (int32_t *)(void *)(m + off[6 + j]);
     d->maskv = (int64_t *)(void *)(m + off[10]);
     d->vidx = (uint8_t *)(void *)(m + off[11]);
+    d->val = (double *)(void *)(m + off[12]);
+    for (int64_t i = 0; i < d->nidx + 64; i++) d->val[i] = 1.0;
     for (int l = 0; l < w; l++) d->maskv[l] = -1;
     volatile double one = 1.0, zero = 0.0;
     d->one = one;
@@ -464,6 +467,7 @@ static int measure_incore(const bench_opts *o, bench_results *r, FILE *log)
         if (i >= BI_GATHER_1L && i <= BI_GATHER_8L && (r->width < 2 || (1 << (i - BI_GATHER_1L)) > r->width))
             continue;
         if ((i == BI_EMUL_TP || i == BI_MASKLD_TP || i == BI_VIDX_TP) && r->width < 2) continue;
+        if (i == BI_XGATHER_TP || i == BI_XEMUL_TP) continue; /* x beyond the caches: measure_xrand */
         incore_job j = {r->isa->incore[i], &D};
         double cy = 0, sec = time_best(run_incore, &j, 16, o->window, o->windows, &cy, &cal_incore[i], 0);
         if (nsmp_incore[i] < 4 * MAXPASS && cy > 0 && isfinite(cy)) {
@@ -525,6 +529,52 @@ static int measure_stream(const bench_opts *o, bench_results *r, FILE *log)
     return 0;
 }
 
+/* x at uniformly random lines as a SpMV entry reads it (an index stream, a value stream, x by the ISA's gather and
+ * by the emulated gather), with x of 4 << 2i MiB: ns per element, the best of 3 timed passes over 2^22 random
+ * indices after one warm-up pass (r->xrand_ns). The machine file's "random x line" keys; the model charges x's lines
+ * that miss the private caches at it (src/model/ecm.c). Not measured (a message, no error) without the memory. */
+static void measure_xrand(const bench_opts *o, bench_results *r, FILE *log)
+{
+    const bench_incore_fn f[2] = {r->width > 1 ? r->isa->incore[BI_XGATHER_TP] : NULL,
+                                  r->width > 1 ? r->isa->incore[BI_XEMUL_TP] : r->isa->incore[BI_XGATHER_TP]};
+    const int64_t W = r->width, step = 8 * W, nidx = ((int64_t)1 << 22) / (24 * step) * (24 * step);
+    const int64_t xmax = ((int64_t)4 << (2 * (SPMV_XRAND_POINTS - 1))) << 20;
+    bench_incore_data D;
+    memset(&D, 0, sizeof D);
+    D.x = bench_alloc((size_t)xmax);
+    D.idx = bench_alloc((size_t)nidx * 4);
+    D.val = bench_alloc(((size_t)nidx + 64) * 8);
+    D.nidx = nidx;
+    if (!D.x || !D.idx || !D.val) {
+        fprintf(stderr, "spmv-machine: no memory for the random-x test (%lld MiB): not measured\n",
+                (long long)(xmax >> 20));
+    } else {
+        for (int64_t i = 0; i < xmax / 8; i++) D.x[i] = 1.0;
+        for (int64_t i = 0; i < nidx + 64; i++) D.val[i] = 1.0;
+        uint64_t s = o->seed + 29;
+        for (int p = 0; p < SPMV_XRAND_POINTS; p++) {
+            D.nx = (((int64_t)4 << (2 * p)) << 20) / 8;
+            for (int64_t i = 0; i < nidx; i++) D.idx[i] = (int32_t)(bench_rand(&s) % (uint64_t)D.nx);
+            for (int k = 0; k < 2; k++) {
+                if (!f[k]) continue;
+                double best = 0;
+                f[k](nidx / step, &D); /* warm-up: x's cached part in place */
+                for (int rep = 0; rep < 3; rep++) {
+                    double t0 = bench_now();
+                    f[k](nidx / step, &D);
+                    keep_min(&best, (bench_now() - t0) / (double)nidx * 1e9);
+                }
+                keep_min(&r->xrand_ns[k][p], best);
+            }
+            logf_(log, "random x %4lld MiB: %.2f ns per element by gather, %.2f by scalar loads\n",
+                  (long long)(D.nx * 8 >> 20), r->xrand_ns[0][p], r->xrand_ns[1][p]);
+        }
+    }
+    bench_free(D.x);
+    bench_free(D.idx);
+    bench_free(D.val);
+}
+
 static int measure_latency(const bench_opts *o, bench_results *r, FILE *log)
 {
     const int64_t mem = r->level_bytes[r->nlevels - 1];
@@ -567,6 +617,7 @@ static int measure_latency(const bench_opts *o, bench_results *r, FILE *log)
         logf_(log, "latency %10lld B %8.2f ns %8.1f cy\n", (long long)sizes[i], s * 1e9, s * 1e9 * r->clock_ghz);
     }
     bench_free(buf);
+    measure_xrand(o, r, log);
     return 0;
 }
 
@@ -1173,6 +1224,7 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
     m->emul_gather_rthroughput = r->incore[BI_EMUL_TP];
     m->vidx_rthroughput = r->incore[BI_VIDX_TP];
     for (int j = 0; j < 4; j++) m->gather_lines_rthroughput[j] = r->incore[BI_GATHER_1L + j];
+    memcpy(m->xrand_ns, r->xrand_ns, sizeof m->xrand_ns);
     m->parallel_overhead = r->fork_join_s > 0 ? r->fork_join_s * m->clock_ghz * 1e9 : 0;
     m->bw_load = bw_sat(r, BW_LOAD);
     m->bw_copy = bw_sat(r, BW_COPY);

@@ -385,6 +385,21 @@ BT_IDX8_TP(emul_tp, const int32_t *idx = D->idx; const double *x = D->x;)
 #define BT_EMUL_FN NULL
 #endif
 
+/* a SpMV entry's x and value with x at random lines (spmv-machine times it with x beyond the caches and the index
+ * and value streams from memory: spmv_machine.xrand_ns): index load + gather (or the emulated gather) times a
+ * contiguous value load */
+#define BT_IDX8_LOAD(q) VMUL(VLOADU(val + (q)), VGATHER(x, ILOAD(idx + (q))))
+BT_IDX8_TP(xgather_tp, const int32_t *idx = D->idx; const double *x = D->x; const double *val = D->val;)
+#undef BT_IDX8_LOAD
+#ifdef VEMUL
+#define BT_IDX8_LOAD(q) VMUL(VLOADU(val + (q)), VEMUL(x, idx + (q)))
+BT_IDX8_TP(xemul_tp, const int32_t *idx = D->idx; const double *x = D->x; const double *val = D->val;)
+#undef BT_IDX8_LOAD
+#define BT_XEMUL_FN BT_FN(xemul_tp)
+#else
+#define BT_XEMUL_FN NULL
+#endif
+
 #ifdef VMASKLOADU
 /* masked unaligned vector loads from L1 at offsets 0..7 doubles past a line start (x of SELL run columns) */
 BT_NI int64_t BT_FN(maskld_tp)(int64_t iters, const bench_incore_data *D)
@@ -493,4 +508,4 @@ BT_NI int64_t BT_FN(hadd_tp)(int64_t iters, const bench_incore_data *D)
     {BT_FN(fma_lat), BT_FN(fma_tp), BT_FN(add_lat), BT_FN(add_tp), BT_FN(mul_lat), BT_FN(mul_tp),                \
      BT_FN(gather_lat), BT_FN(gather_tp), BT_FN(gatherld_lat), BT_FN(gatherld_tp), BT_HADD_FNS,                 \
      BT_FN(gather1l_tp), BT_FN(gather2l_tp), BT_FN(gather4l_tp), BT_FN(gather8l_tp), BT_EMUL_FN, BT_MASKLD_FN,    \
-     BT_FN(sload_tp), BT_VIDX_FN}
+     BT_FN(sload_tp), BT_VIDX_FN, BT_FN(xgather_tp), BT_XEMUL_FN}

@@ -278,8 +278,9 @@ static int32_t saturation_cores(double P_sat, double P1)
     return ns >= 1.0 && ns <= 1e6 ? (int32_t)ns : ns > 1e6 ? 1000000 : 1;
 }
 
+/* xr: cy per row added to T_data[i] for i >= xr_from (x's random lines beyond the private caches, see model()) */
 static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, double flops_row,
-                     double bS, spmv_ecm *e)
+                     double bS, double xr, int xr_from, spmv_ecm *e)
 {
     memset(e, 0, sizeof *e);
     int n = m->nlevels;
@@ -299,7 +300,7 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
     for (int i = 0; i < n; i++) {
         e->T_xfer[i] = rd[i] + wr[i];
         e->T_write[i] = wr[i];
-        e->T_data[i] = combine(m, ic.comp, rd, wr, i);
+        e->T_data[i] = combine(m, ic.comp, rd, wr, i) + (i >= xr_from ? xr : 0.0);
     }
     e->T_ecm = e->T_data[n - 1];
     e->P1 = e->T_ecm > 0 ? flops_row * m->clock_ghz / e->T_ecm : 0.0;
@@ -344,7 +345,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     }
     double b[SPMV_MACHINE_MAX_LEVELS];
     for (int i = 0; i < m->nlevels; i++) b[i] = rb;
-    ecm_fill(m, ic, b, 8.0, t->flops_per_entry * nzr, bS, e);
+    ecm_fill(m, ic, b, 8.0, t->flops_per_entry * nzr, bS, 0.0, m->nlevels, e);
     return SPMV_OK;
 }
 
@@ -462,6 +463,40 @@ static double lines_per_gather(mat x, const spmv_kernel_shape *k, const spmv_mac
     }
     *cost = c / (double)vectors;
     return lines / (double)vectors;
+}
+
+/* the last cache level private to a core (cores_per_group 1); -1 when even L1 is shared */
+static int last_private(const spmv_machine *m)
+{
+    int p = -1;
+    for (int i = 0; i < m->nlevels - 1 && m->level[i].cores_per_group <= 1; i++) p = i;
+    return p;
+}
+
+/* cy per element of x at a random line for the kernel's x access (hardware gather: xrand_ns[0], scalar loads and the
+ * emulated gather: [1]) at x's size xbytes: linear in log2(size) between the measured 4, 16, 64, 256 MiB, constant
+ * beyond them; 0 where the machine lacks a point */
+static double xrand_cy(const spmv_machine *m, const spmv_kernel_shape *k, double xbytes)
+{
+    const int g = k->width > 1 && k->x == SPMV_X_GATHER ? 0 : 1;
+    const double *t = m->xrand_ns[g];
+    for (int i = 0; i < SPMV_XRAND_POINTS; i++)
+        if (!(t[i] > 0)) return 0.0;
+    double pos = xbytes > 0 ? 0.5 * log2(xbytes / (4.0 * 1048576.0)) : 0.0; /* 0 at 4 MiB, 1 at 16 MiB, ... */
+    if (pos < 0) pos = 0;
+    if (pos > SPMV_XRAND_POINTS - 1) pos = SPMV_XRAND_POINTS - 1;
+    int i = (int)pos;
+    if (i > SPMV_XRAND_POINTS - 2) i = SPMV_XRAND_POINTS - 2;
+    return (t[i] + (t[i + 1] - t[i]) * (pos - i)) * m->clock_ghz;
+}
+
+/* the in-core cost of one element's x access that the loads count: a gather's share (gcy per vector), the emulated
+ * gather's share, one scalar load */
+static double xelem_cy(const spmv_machine *m, const spmv_kernel_shape *k, double gcy)
+{
+    if (k->width <= 1 || k->x == SPMV_X_SCALAR) return scalar_load(m);
+    if (k->x == SPMV_X_EMUL) return emul_gather(m, k->width) / k->width;
+    return gcy / k->width;
 }
 
 static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, int nthreads,
@@ -610,7 +645,27 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     b[0] = 0;
     for (int i = 1; i < n; i++)
         b[i] = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha_level[i].alpha) / (double)r.rows;
-    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, r.bS, &r.ecm);
+    /* x's lines that miss the private caches beyond x read once come at random (the alpha simulation's re-reads):
+     * where the machine has the time of such a line for the kernel's x access (xrand_ns, at x's size), each costs
+     * that time less the in-core x access the loads above already count, added to the time with the data beyond the
+     * private caches; their bytes leave the transfers of those levels (their time is in the measured one) */
+    int xr_from = n;
+    const int p = last_private(m);
+    const double tx = xrand_cy(m, &r.shape, 8.0 * (double)r.cols);
+    if (tx > 0 && p + 1 < n) {
+        const double amin = r.alpha_level[p + 1].alpha_min > 0 ? r.alpha_level[p + 1].alpha_min
+                                                                : (double)r.cols / (double)r.nnz;
+        const double extra = r.alpha_level[p + 1].alpha - amin;
+        r.x_random_lines = extra > 0 ? extra * r.nzr * 8.0 / (double)line : 0.0;
+        const double cost = tx - xelem_cy(m, &r.shape, gcy);
+        r.x_random_cy = cost > 0 ? r.x_random_lines * cost : 0.0;
+        xr_from = p + 1;
+        for (int i = p + 1; i < n; i++) {
+            const double xb = 8.0 * (r.alpha_level[i].alpha - amin) * r.nzr;
+            if (xb > 0) b[i] = b[i] - xb > 0 ? b[i] - xb : 0.0;
+        }
+    }
+    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, &r.ecm);
     /* saturation with the code balance at nthreads' alpha */
     r.ecm.Bc = r.Bc;
     r.ecm.P_sat = r.bS / r.Bc;
@@ -768,6 +823,10 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
     if (md->gather_cy > 0)
         put(o, "%s  x access %.3g cy per vector (%s%.3g cache lines per gather)\n", prefix, md->gather_cy,
             k->x == SPMV_X_EMUL ? "emulated, independent of the " : "", md->lines_per_gather);
+    if (md->x_random_lines > 0)
+        put(o, "%s  x at random: %.3g lines per row miss the private caches beyond x read once, %.3g cy per row at the "
+            "machine's random-x time for x of %.3g MiB (their bytes out of the transfers below)\n", prefix,
+            md->x_random_lines, md->x_random_cy, 8.0 * (double)md->cols / 1048576.0);
     /* ECM in the paper's notation */
     put(o, "%s  ECM {T_OL || T_nOL", prefix);
     for (int i = 1; i < n; i++) put(o, " | T_%s%s", md->levels[i - 1], md->levels[i]);

@@ -122,7 +122,9 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                              m->bw_load, m->bw_copy, m->bw_triad, m->scalar_load_rthroughput,
                              m->masked_load_rthroughput, m->emul_gather_rthroughput, m->gather_lines_rthroughput[0],
                              m->gather_lines_rthroughput[1], m->gather_lines_rthroughput[2],
-                             m->gather_lines_rthroughput[3], m->parallel_overhead, m->vidx_rthroughput};
+                             m->gather_lines_rthroughput[3], m->parallel_overhead, m->vidx_rthroughput,
+                             m->xrand_ns[0][0], m->xrand_ns[0][1], m->xrand_ns[0][2], m->xrand_ns[0][3],
+                             m->xrand_ns[1][0], m->xrand_ns[1][1], m->xrand_ns[1][2], m->xrand_ns[1][3]};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
@@ -166,7 +168,7 @@ spmv_status spmv_machine_check(const spmv_machine *m)
 /* ---------------------------------------------------------------------------------------------- keys */
 
 typedef enum kind { K_STR, K_INT, K_DBL, K_LIST, K_OVERLAP, K_LEVEL, K_VERSION } kind;
-typedef enum unit { U_NONE, U_GHZ, U_BYTES, U_CY, U_BPC, U_GBS, U_DOUBLES } unit;
+typedef enum unit { U_NONE, U_GHZ, U_BYTES, U_CY, U_BPC, U_GBS, U_DOUBLES, U_NS } unit;
 
 typedef struct keydef {
     const char *key;
@@ -215,6 +217,16 @@ static const keydef top_keys[] = {
     {"gather reciprocal throughput 2 lines", K_DBL, U_CY, M(gather_lines_rthroughput[1]), 0, "optional: in 2 lines"},
     {"gather reciprocal throughput 4 lines", K_DBL, U_CY, M(gather_lines_rthroughput[2]), 0, "optional: in 4 lines"},
     {"gather reciprocal throughput 8 lines", K_DBL, U_CY, M(gather_lines_rthroughput[3]), 0, "optional: in 8 lines"},
+    {"random x line by gather 4 MiB", K_DBL, U_NS, M(xrand_ns[0][0]), 0,
+     "optional: per element of x at a random line, x of 4 MiB, index load + hardware gather (0: at the bandwidths)"},
+    {"random x line by gather 16 MiB", K_DBL, U_NS, M(xrand_ns[0][1]), 0, "optional: x of 16 MiB"},
+    {"random x line by gather 64 MiB", K_DBL, U_NS, M(xrand_ns[0][2]), 0, "optional: x of 64 MiB"},
+    {"random x line by gather 256 MiB", K_DBL, U_NS, M(xrand_ns[0][3]), 0, "optional: x of 256 MiB"},
+    {"random x line by scalar loads 4 MiB", K_DBL, U_NS, M(xrand_ns[1][0]), 0,
+     "optional: the same by the emulated gather's scalar loads"},
+    {"random x line by scalar loads 16 MiB", K_DBL, U_NS, M(xrand_ns[1][1]), 0, "optional: x of 16 MiB"},
+    {"random x line by scalar loads 64 MiB", K_DBL, U_NS, M(xrand_ns[1][2]), 0, "optional: x of 64 MiB"},
+    {"random x line by scalar loads 256 MiB", K_DBL, U_NS, M(xrand_ns[1][3]), 0, "optional: x of 256 MiB"},
     {"parallel region overhead", K_DBL, U_CY, M(parallel_overhead), 0,
      "optional: start and join of the library's thread team (spmv_team_overhead) on one NUMA domain's cores (added per multiply on > 1 thread)"},
     {"saturated bandwidth load", K_DBL, U_GBS, M(bw_load), 1, "one NUMA domain, read-only"},
@@ -290,6 +302,7 @@ static double unit_scale(unit k, const char *u)
     case U_BPC: return !strcmp(u, "B/cy") ? 1.0 : 0.0;
     case U_GBS: return !strcmp(u, "GB/s") ? 1.0 : 0.0;
     case U_DOUBLES: return !strcmp(u, "doubles") ? 1.0 : 0.0;
+    case U_NS: return !strcmp(u, "ns") ? 1.0 : 0.0;
     case U_NONE: return 0.0;
     }
     return 0.0;
@@ -304,6 +317,7 @@ static const char *unit_text(unit k)
     case U_BPC: return "B/cy";
     case U_GBS: return "GB/s";
     case U_DOUBLES: return "doubles";
+    case U_NS: return "ns";
     case U_NONE: return "no unit";
     }
     return "?";
@@ -699,6 +713,13 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
         const keydef *d = &top_keys[i];
         if (d->k != K_DBL || d->u != U_CY) continue;
         put(o, "%s: %s cy", d->key, num(b, *(const double *)((const char *)m + d->off)));
+        put(o, d->doc ? "   # %s\n" : "\n", d->doc ? d->doc : "");
+    }
+    put(o, "\n# x at random lines, ns per element (0 = not measured: the model charges x's lines at the bandwidths)\n");
+    for (int i = 0; i < NTOP; i++) {
+        const keydef *d = &top_keys[i];
+        if (d->k != K_DBL || d->u != U_NS) continue;
+        put(o, "%s: %s ns", d->key, num(b, *(const double *)((const char *)m + d->off)));
         put(o, d->doc ? "   # %s\n" : "\n", d->doc ? d->doc : "");
     }
     put(o, "\n# memory bandwidth of one NUMA domain, GB/s (0 = not measured)\n");
