@@ -273,6 +273,9 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
     printf("random x lines, ns per element at x of 4 / 16 / 64 / 256 MiB: gather %.2f %.2f %.2f %.2f, scalar loads "
            "%.2f %.2f %.2f %.2f\n", m->xrand_ns[0][0], m->xrand_ns[0][1], m->xrand_ns[0][2], m->xrand_ns[0][3],
            m->xrand_ns[1][0], m->xrand_ns[1][1], m->xrand_ns[1][2], m->xrand_ns[1][3]);
+    if (r->xrand_huge >= 0)
+        printf("  (x in 2 MiB pages: %.0f %% in the last pass; with 4 KiB pages a gather's random line costs 2-3x)\n",
+               100.0 * r->xrand_huge);
     for (int i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
         printf("%-4s %10s  upstream %7.2f B/cy%s  overlap %s\n", l->name,

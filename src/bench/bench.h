@@ -185,6 +185,10 @@ void *bench_chase_run(void *start, int64_t steps);
 
 uint64_t bench_rand(uint64_t *state); /* splitmix64 */
 
+/* Bytes of the mapping that holds p backed by transparent huge pages (AnonHugePages in /proc/self/smaps), or -1
+ * where that cannot be read (not Linux, no such mapping). */
+int64_t bench_huge_bytes(const void *p);
+
 /* Where the tuner looks: $XDG_DATA_HOME/spmv/machines/<host>.machine ($XDG_DATA_HOME defaults to
  * ~/.local/share; <host> = the host name with characters outside [A-Za-z0-9._-] as '-', or the CPU name when the
  * host name is empty). Returns 0 when neither XDG_DATA_HOME nor HOME is set or buf is too small. */
@@ -253,6 +257,8 @@ typedef struct bench_results {
     double xrand_ns[2][SPMV_XRAND_POINTS];   /* ns per element of x at a uniformly random line, x of 4 << 2i MiB:
                                                  [0] XGATHER_TP, [1] XEMUL_TP (scalar ISA: its XGATHER_TP, a
                                                  scalar load); the best of the passes (0 = not measured) */
+    double xrand_huge;                        /* share of x (256 MiB) in huge pages in the last random-x pass, -1
+                                                 unknown */
     double seconds[6];                        /* time of each part: clock, incore, stream, latency, bw, total */
     int passes;                               /* passes run */
 } bench_results;

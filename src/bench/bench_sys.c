@@ -464,3 +464,26 @@ void *bench_chase_run(void *start, int64_t steps)
     for (int64_t i = r * 16; i < steps; i++) p = *p;
     return (void *)p;
 }
+
+int64_t bench_huge_bytes(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int in = 0;
+    int64_t huge = -1;
+    const uintptr_t a = (uintptr_t)p;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char dash;
+        if (sscanf(line, "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-') {
+            if (in) break; /* past the mapping */
+            in = a >= lo && a < hi;
+            continue;
+        }
+        long long kb;
+        if (in && sscanf(line, "AnonHugePages: %lld kB", &kb) == 1) huge = (int64_t)kb * 1024;
+    }
+    fclose(f);
+    return huge;
+}
