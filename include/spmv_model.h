@@ -128,15 +128,19 @@ typedef struct spmv_machine {
                                               2 cores of the AMD EPYC VM; OpenMP regions 2.8 us there, 1-1.5 us on
                                               the 2-core Intel Xeon VM), the same figure for every thread count.
                                               0 = not measured: nothing added */
-    double xrand_ns[2][SPMV_XRAND_POINTS]; /**< ns per element of x loaded at a uniformly random cache line (one
-                                              element per line) through an index stream as in SpMV, with x of
-                                              4 << 2i MiB (4, 16, 64, 256 MiB): [0] by hardware gathers of
-                                              simd_width (index load + gather), [1] by scalar loads (the emulated
-                                              gather: index loads, x loads, inserts). It includes what the caches
-                                              keep of x at that size and how many lines the access keeps in flight.
-                                              The model charges x's lines that miss the private caches at it
-                                              (spmv_model.x_random_cy). spmv-machine: the best of 3 passes. 0 = not
-                                              measured: those lines at the transfers' bandwidth */
+    double xrand_ns[2][SPMV_XRAND_POINTS]; /**< ns per element of x at a uniformly random cache line, with x of
+                                              4 << 2i MiB (4, 16, 64, 256 MiB), as a SpMV entry reads it: index load,
+                                              x access, value load and multiply over an index and a value stream
+                                              (12 B per element), [0] x by hardware gathers of simd_width (each
+                                              merging into the register the previous multiply wrote, as the AVX-512
+                                              kernels do), [1] by scalar loads (the emulated gather: index loads, x
+                                              loads, inserts). It holds what the caches keep of x at that size and how
+                                              many lines the access keeps in flight (and on the Zen 5 VM the host's
+                                              phase: 1.1-4.4 ns for the gather at 16 MiB within a day). The model
+                                              charges x's lines that miss the private caches at it
+                                              (spmv_model.x_random_cy). spmv-machine: the best of its passes' 3
+                                              timings. 0 = not measured (a kind needs all 4): those lines at the transfers' bandwidth. ns: kept
+                                              as they are by spmv_machine_at_clock */
 } spmv_machine;
 
 /** Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */
@@ -452,10 +456,14 @@ typedef struct spmv_model {
                                         SPMV_MIN_WORK_PER_THREAD entries of work), else 0 */
     double x_random_lines;           /**< lines of x per row that miss the private caches beyond x read once:
                                         (alpha at the last private cache - alpha_min) N_nzr 8 / cacheline (0 where
-                                        the machine has no xrand_ns for the kernel's x access) */
-    double x_random_cy;              /**< cy per row those lines add with the data beyond the private caches: each at
-                                        the machine's xrand_ns for x's size (interpolated in log size) less the
-                                        in-core x access the loads already count; their bytes leave the transfers */
+                                        the machine has no xrand_ns for the kernel's x access, or with a fixed
+                                        alpha, spmv_model_opts.alpha) */
+    double x_random_cy;              /**< cy per row those lines add to ecm.T_data of the levels beyond the private
+                                        caches: each the machine's xrand_ns for x's size (linear in log2 size
+                                        between the points, constant beyond them) times the clock less the in-core
+                                        x access the loads count (a gather's share, the emulated gather's share,
+                                        a scalar load); their bytes
+                                        leave those levels' ecm.T_xfer (ecm.bytes_per_row and Bc keep them) */
 } spmv_model;
 
 /** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).

@@ -121,6 +121,12 @@ static void test_roundtrip(void)
     CU_ASSERT_EQUAL(t.level[2].random_size, (int64_t)16 << 20);
     CU_ASSERT_DOUBLE_EQUAL(t.gather_lines_rthroughput[3], 5.5, 0);
     CU_ASSERT_DOUBLE_EQUAL(t.scalar_load_rthroughput, 0.33, 0);
+    /* the random-x table: each key into its own field */
+    const double tg[4] = {1, 2.5, 6, 8}, ts[4] = {1, 1.2, 5, 8};
+    for (int j = 0; j < 4; j++) {
+        CU_ASSERT_DOUBLE_EQUAL(t.xrand_ns[0][j], tg[j], 0);
+        CU_ASSERT_DOUBLE_EQUAL(t.xrand_ns[1][j], ts[j], 0);
+    }
     check_roundtrip(&t);
     t.bw_points = 20;
     for (int i = 0; i < 20; i++) {
@@ -983,77 +989,108 @@ static void test_gather_lines(void)
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (7.0 + 0.5) / 8, EXACT);
 }
 
-/* x at random lines (spmv_machine.xrand_ns): a matrix of uniformly random columns over an x of 8 MiB on the Zen 5
- * file (L1 and L2 private, L3 shared). The lines missing L2 beyond x read once, (alpha at L2 - alpha_min) N_nzr 8 /
- * 64, cost the table's time at 8 MiB (halfway in log size between 4 and 16 MiB) less the in-core x access; their
- * bytes leave the L3 and memory transfers; L1 and L2 unchanged. Without the table (or with a point missing): as before. */
+/* x at random lines (spmv_machine.xrand_ns): matrices of uniformly random columns on the Zen 5 file (L1 and L2
+ * private, L3 shared). The lines missing L2 beyond x read once, (alpha at L2 - alpha_min) N_nzr 8 / 64, add the
+ * table's time at x's size less the in-core x access (linear in log2 size: 8 MiB halfway between the 4 and 16 MiB points, 32 MiB halfway
+ * between 16 and 64, 1 MiB the 4 MiB point) to T_data beyond L2; their bytes leave the L3 and memory transfers (T_data
+ * exactly the one ECM combination of the reduced bytes plus that); L1 and L2 unchanged; the code balance and the
+ * bytes from memory keep them. Without the table, with a point missing or with a fixed alpha: no charge. */
+static spmv_crs *random_crs(int32_t rows, int32_t cols, int nz, uint64_t s)
+{
+    int64_t *rp = malloc((rows + 1) * sizeof *rp);
+    int32_t *col = malloc((size_t)rows * nz * sizeof *col);
+    spmv_crs *A = NULL;
+    if (rp && col) {
+        for (int32_t i = 0; i <= rows; i++) rp[i] = (int64_t)nz * i;
+        for (int64_t e = 0; e < (int64_t)rows * nz; e++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            col[e] = (int32_t)((s >> 33) % (uint64_t)cols);
+        }
+        if (spmv_crs_from_arrays(rows, cols, rp, col, NULL, &A)) A = NULL;
+    }
+    free(rp);
+    free(col);
+    return A;
+}
+
 static void test_random_x(void)
 {
     spmv_machine m;
     CU_ASSERT_EQUAL_FATAL(spmv_machine_read(machine_path("amd-epyc-zen5-kvm-2core.machine"), &m), SPMV_OK);
-    memset(m.xrand_ns, 0, sizeof m.xrand_ns);
-    const int32_t rows = 65536, cols = 1 << 20, nz = 16; /* alpha_min = cols / nnz = 1 */
-    int64_t *rp = malloc((rows + 1) * sizeof *rp);
-    int32_t *col = malloc((size_t)rows * nz * sizeof *col);
-    CU_ASSERT_FATAL(rp && col);
-    uint64_t s = 12345;
-    for (int32_t i = 0; i <= rows; i++) rp[i] = (int64_t)nz * i;
-    for (int64_t e = 0; e < (int64_t)rows * nz; e++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        col[e] = (int32_t)((s >> 33) % (uint64_t)cols);
-    }
-    spmv_crs *A = NULL;
-    CU_ASSERT_EQUAL_FATAL(spmv_crs_from_arrays(rows, cols, rp, col, NULL, &A), SPMV_OK);
-    spmv_sell_opts so = spmv_sell_opts_default();
-    so.C = 8;
-    so.runs = 0;
-    spmv_sell *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &so, &S), SPMV_OK);
+    const double tg[4] = {1.0, 3.0, 5.0, 9.0}, ts[4] = {0.5, 1.5, 3.0, 6.0};
+    /* x of 8 MiB (2^20 columns): SELL-8 gather and emulated, CRS scalar; 1 MiB and 32 MiB: CRS */
+    const struct { int32_t cols; int v; double t; } cases[] = {
+        {1 << 20, 0, 1.0}, {1 << 20, 1, 2.0}, {1 << 20, 2, 1.0}, {1 << 17, 0, 0.5}, {1 << 22, 0, 2.25}};
     const spmv_kernel_shape ks[3] = {{SPMV_FORMAT_CRS, 0, 1, 4, SPMV_X_SCALAR, 0, 0, 0},
                                      {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0},
                                      {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_EMUL, 0, 0, 0}};
-    const double tg[4] = {1.0, 3.0, 5.0, 9.0}, ts[4] = {0.5, 1.5, 3.0, 6.0};
-    for (int v = 0; v < 3; v++) {
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const int32_t cols = cases[c].cols;
+        const int v = cases[c].v;
+        spmv_crs *A = random_crs(65536, cols, 16, 12345 + c); /* alpha_min = cols / nnz: 1, 0.125, 4 */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(A);
+        spmv_sell *S = NULL;
+        if (v) {
+            spmv_sell_opts so = spmv_sell_opts_default();
+            so.C = 8;
+            so.runs = 0;
+            CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &so, &S), SPMV_OK);
+        }
         spmv_model_opts o = spmv_model_opts_default();
         o.shape = &ks[v];
         o.max_accesses = -1;
         spmv_model m0, m1;
         memset(m.xrand_ns, 0, sizeof m.xrand_ns);
-        CU_ASSERT_EQUAL_FATAL(v ? spmv_model_sell(S, NULL, &m, 1, &o, &m0) : spmv_model_crs(A, NULL, &m, 1, &o, &m0),
-                              SPMV_OK);
+#define MODEL(md) (v ? spmv_model_sell(S, NULL, &m, 1, &o, &(md)) : spmv_model_crs(A, NULL, &m, 1, &o, &(md)))
+        CU_ASSERT_EQUAL_FATAL(MODEL(m0), SPMV_OK);
         CU_ASSERT_EQUAL(m0.x_random_lines, 0);
         CU_ASSERT_EQUAL(m0.x_random_cy, 0);
         memcpy(m.xrand_ns[0], tg, sizeof tg);
         memcpy(m.xrand_ns[1], ts, sizeof ts);
-        CU_ASSERT_EQUAL_FATAL(v ? spmv_model_sell(S, NULL, &m, 1, &o, &m1) : spmv_model_crs(A, NULL, &m, 1, &o, &m1),
-                              SPMV_OK);
-        const double amin = (double)cols / (double)A->nnz, a2 = m1.alpha_level[2].alpha, nzr = m1.nzr; /* duplicates merged */
-        CU_ASSERT(a2 > 7.0); /* random columns: nearly every access misses L2 */
-        const double lines = (a2 - amin) * nzr * 8.0 / 64.0;
+        CU_ASSERT_EQUAL_FATAL(MODEL(m1), SPMV_OK);
+        const double amin = (double)cols / (double)A->nnz, a2 = m1.alpha_level[2].alpha, nzr = m1.nzr;
+        const double lines = a2 > amin ? (a2 - amin) * nzr * 8.0 / 64.0 : 0.0;
+        CU_ASSERT(lines > 1.0); /* random columns: most accesses miss L2 */
         CU_ASSERT_DOUBLE_EQUAL(m1.x_random_lines, lines, 1e-12 * lines);
-        const double t8 = v == 1 ? 2.0 : 1.0; /* ns at 8 MiB: halfway between the 4 and 16 MiB points */
         const double incore = v == 0 ? m.scalar_load_rthroughput : v == 1 ? m1.gather_cy / 8 : m.emul_gather_rthroughput / 8;
-        const double cy = lines * (t8 * m.clock_ghz - incore);
+        const double cy = lines * (cases[c].t * m.clock_ghz - incore);
         CU_ASSERT_DOUBLE_EQUAL(m1.x_random_cy, cy, 1e-12 * cy);
-        /* L1 and L2 as without the table; L3 and memory: the random lines' bytes out, their time in */
-        for (int i = 0; i < 2; i++) CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_data[i], m0.ecm.T_data[i], 1e-12 * m0.ecm.T_data[i]);
-        for (int i = 2; i < 4; i++) {
-            const double xb = 8.0 * (m1.alpha_level[i].alpha - amin) * nzr;
-            CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_xfer[i], m0.ecm.T_xfer[i] - xb / m.level[i].upstream_bw,
-                                   1e-9 * m0.ecm.T_xfer[i]);
-            CU_ASSERT(m1.ecm.T_data[i] >= cy);
+        /* T_data: the ECM combination of the bytes without x's random lines beyond L2, plus cy there */
+        spmv_ecm_loop lp;
+        memset(&lp, 0, sizeof lp);
+        lp.T_comp = m1.ecm.T_comp, lp.T_load = m1.ecm.T_load, lp.T_store = m1.ecm.T_store;
+        const int64_t nch = v ? m1.nchunks : 0;
+        for (int i = 1; i < 4; i++) {
+            double bi = spmv_traffic_bytes(&m1.traffic, m1.stored, m1.nnz, m1.rows, nch, m1.alpha_level[i].alpha) /
+                        (double)m1.rows;
+            const double xb = i >= 2 ? 8.0 * (m1.alpha_level[i].alpha - amin) * nzr : 0.0;
+            if (xb > 0) bi -= xb;
+            const double w = bi < 8.0 ? bi : 8.0;
+            lp.rd[i] = bi - w, lp.wr[i] = w;
         }
+        double T[SPMV_MACHINE_MAX_LEVELS];
+        CU_ASSERT_EQUAL_FATAL(spmv_ecm_loop_predict(&m, &lp, T), SPMV_OK);
+        for (int i = 0; i < 4; i++)
+            CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_data[i], T[i] + (i >= 2 ? cy : 0.0), 1e-9 * m1.ecm.T_data[i]);
+        for (int i = 0; i < 2; i++) CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_data[i], m0.ecm.T_data[i], 1e-12 * m0.ecm.T_data[i]);
+        /* the code balance and the bytes from memory keep x's lines */
+        CU_ASSERT_DOUBLE_EQUAL(m1.ecm.bytes_per_row, m0.ecm.bytes_per_row, 1e-12 * m0.ecm.bytes_per_row);
+        CU_ASSERT_DOUBLE_EQUAL(m1.Bc, m0.Bc, 1e-12 * m0.Bc);
+        /* a fixed alpha: no charge */
+        o.alpha = m1.alpha.alpha;
+        spmv_model mf;
+        CU_ASSERT_EQUAL_FATAL(MODEL(mf), SPMV_OK);
+        CU_ASSERT_EQUAL(mf.x_random_lines, 0);
+        o.alpha = -1;
         /* a point missing: not measured, no change */
         m.xrand_ns[v == 1 ? 0 : 1][3] = 0;
-        CU_ASSERT_EQUAL_FATAL(v ? spmv_model_sell(S, NULL, &m, 1, &o, &m1) : spmv_model_crs(A, NULL, &m, 1, &o, &m1),
-                              SPMV_OK);
+        CU_ASSERT_EQUAL_FATAL(MODEL(m1), SPMV_OK);
         CU_ASSERT_EQUAL(m1.x_random_lines, 0);
         CU_ASSERT_DOUBLE_EQUAL(m1.predicted, m0.predicted, 1e-12 * m0.predicted);
+#undef MODEL
+        spmv_sell_free(S);
+        spmv_crs_free(A);
     }
-    spmv_sell_free(S);
-    spmv_crs_free(A);
-    free(rp);
-    free(col);
 }
 
 /* Where the data live and the roofline as a bound: a matrix smaller than L1+L2 is served from the caches at their

@@ -254,9 +254,11 @@ typedef struct bench_results {
     int64_t eff_lat_bytes[BENCH_MAX_LEVELS];  /* the latency sweep's view: largest size within 1.5x of the level's
                                                  latency; for a level whose latency is more than half of memory's,
                                                  the largest size below half the memory latency (0: no sweep) */
-    double xrand_ns[2][SPMV_XRAND_POINTS];   /* ns per element of x at a uniformly random line, x of 4 << 2i MiB:
-                                                 [0] XGATHER_TP, [1] XEMUL_TP (scalar ISA: its XGATHER_TP, a
-                                                 scalar load); the best of the passes (0 = not measured) */
+    double xrand_raw_ns[2][SPMV_XRAND_POINTS + 1]; /* ns per element of x at a uniformly random line, x of 16 KiB
+                                                 (in L1, logged), then 4 << 2i MiB: [0] XGATHER_TP, [1] XEMUL_TP
+                                                 (scalar ISA: its XGATHER_TP, a scalar load); the best of the
+                                                 passes (0 = not measured) */
+    double xrand_ns[2][SPMV_XRAND_POINTS];   /* the machine file's: xrand_raw_ns without the L1 point */
     double xrand_huge;                        /* share of x (256 MiB) in huge pages in the last random-x pass, -1
                                                  unknown */
     double seconds[6];                        /* time of each part: clock, incore, stream, latency, bw, total */

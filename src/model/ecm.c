@@ -473,12 +473,18 @@ static int last_private(const spmv_machine *m)
     return p;
 }
 
-/* cy per element of x at a random line for the kernel's x access (hardware gather: xrand_ns[0], scalar loads and the
- * emulated gather: [1]) at x's size xbytes: linear in log2(size) between the measured 4, 16, 64, 256 MiB, constant
- * beyond them; 0 where the machine lacks a point */
+/* x by hardware gathers (as xvec_load: SIMD code whose x access is neither scalar nor emulated) */
+static int x_gathered(const spmv_kernel_shape *k)
+{
+    return k->width > 1 && k->x != SPMV_X_SCALAR && k->x != SPMV_X_EMUL;
+}
+
+/* cy of an element of x at a random line for the kernel's x access (hardware gather: xrand_ns[0], scalar loads and
+ * the emulated gather: [1]) at x's size xbytes: linear in log2(size) between the measured 4, 16, 64, 256 MiB,
+ * constant beyond them; 0 where the machine lacks a point */
 static double xrand_cy(const spmv_machine *m, const spmv_kernel_shape *k, double xbytes)
 {
-    const int g = k->width > 1 && k->x == SPMV_X_GATHER ? 0 : 1;
+    const int g = x_gathered(k) ? 0 : 1;
     const double *t = m->xrand_ns[g];
     for (int i = 0; i < SPMV_XRAND_POINTS; i++)
         if (!(t[i] > 0)) return 0.0;
@@ -494,8 +500,7 @@ static double xrand_cy(const spmv_machine *m, const spmv_kernel_shape *k, double
  * gather's share, one scalar load */
 static double xelem_cy(const spmv_machine *m, const spmv_kernel_shape *k, double gcy)
 {
-    if (k->width <= 1 || k->x == SPMV_X_SCALAR) return scalar_load(m);
-    if (k->x == SPMV_X_EMUL) return emul_gather(m, k->width) / k->width;
+    if (!x_gathered(k)) return k->width > 1 && k->x == SPMV_X_EMUL ? emul_gather(m, k->width) / k->width : scalar_load(m);
     return gcy / k->width;
 }
 
@@ -646,12 +651,16 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     for (int i = 1; i < n; i++)
         b[i] = spmv_traffic_bytes(&t, r.stored, r.nnz, r.rows, nch, r.alpha_level[i].alpha) / (double)r.rows;
     /* x's lines that miss the private caches beyond x read once come at random (the alpha simulation's re-reads):
-     * where the machine has the time of such a line for the kernel's x access (xrand_ns, at x's size), each costs
-     * that time less the in-core x access the loads above already count, added to the time with the data beyond the
-     * private caches; their bytes leave the transfers of those levels (their time is in the measured one) */
+     * where the machine has the time of such a line for the kernel's x access (xrand_ns, at x's size, measured with
+     * the index and value streams a SpMV entry brings), each costs that time less the in-core x access the loads
+     * above already count, added to the time with the data beyond the private caches; their bytes leave the
+     * transfers of those levels (their time is in the measured one; the streams' memory time, which the fitted rule
+     * overlaps with the core, does not add on top of it). Not with a fixed alpha (opts.alpha): that one is no
+     * simulation of the private caches */
     int xr_from = n;
     const int p = last_private(m);
-    const double tx = xrand_cy(m, &r.shape, 8.0 * (double)r.cols);
+    const double tx = o.alpha < 0 ? xrand_cy(m, &r.shape, 8.0 * (double)r.cols) : 0.0;
+    const double bmem = b[n - 1]; /* the memory's bytes per row, x's random lines included (the code balance's) */
     if (tx > 0 && p + 1 < n) {
         const double amin = r.alpha_level[p + 1].alpha_min > 0 ? r.alpha_level[p + 1].alpha_min
                                                                 : (double)r.cols / (double)r.nnz;
@@ -666,6 +675,8 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
         }
     }
     ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, &r.ecm);
+    r.ecm.bytes_per_row = bmem; /* the transfers went without x's random lines; the bytes from memory are all */
+    r.ecm.bw1 = r.ecm.T_ecm > 0 ? bmem * m->clock_ghz / r.ecm.T_ecm : 0.0;
     /* saturation with the code balance at nthreads' alpha */
     r.ecm.Bc = r.Bc;
     r.ecm.P_sat = r.bS / r.Bc;
