@@ -257,8 +257,8 @@ typedef struct bench_results {
     double xrand_raw_ns[2][SPMV_XRAND_POINTS + 1]; /* ns per element of x at a uniformly random line, x of 16 KiB
                                                  (in L1, logged), then 4 << 2i MiB: [0] XGATHER_TP, [1] XEMUL_TP
                                                  (scalar ISA: its XGATHER_TP, a scalar load); the best of the
-                                                 passes (0 = not measured) */
-    double xrand_ns[2][SPMV_XRAND_POINTS];   /* the machine file's: xrand_raw_ns without the L1 point */
+                                                 passes (0 = not measured); the machine file's xrand_ns are
+                                                 the points after the L1 one */
     double xrand_huge;                        /* share of x (256 MiB) in huge pages in the last random-x pass, -1
                                                  unknown */
     double seconds[6];                        /* time of each part: clock, incore, stream, latency, bw, total */

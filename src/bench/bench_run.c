@@ -532,8 +532,8 @@ static int measure_stream(const bench_opts *o, bench_results *r, FILE *log)
 /* x at uniformly random lines as a SpMV entry reads it (an index stream, a value stream, x by the ISA's gather and
  * by the emulated gather), with x of 4 << 2i MiB and, for the log, with x of 16 KiB (in L1: the loads, the multiply
  * and the streams alone): ns per element, the best of 3 timed passes over 2^22 random indices after one warm-up
- * pass, kept over the calls (r->xrand_raw_ns; r->xrand_ns without the L1 point): the machine file's "random x line"
- * keys, which the model charges x's lines that miss the private caches at (src/model/ecm.c). The gather loop is the kernels' own shape: each gather merges into the register the previous
+ * pass, kept over the calls (r->xrand_raw_ns; without the L1 point, the machine file's "random x line"
+ * keys), which the model charges x's lines that miss the private caches at (src/model/ecm.c). The gather loop is the kernels' own shape: each gather merges into the register the previous
  * multiply wrote (as the library's AVX-512 kernels' gathers do), so gathers do not overlap freely. Points larger than
  * --mem-size (opts.mem_bytes) are left out; without the memory, not measured (a message, no error). */
 static void measure_xrand(const bench_opts *o, bench_results *r, FILE *log)
@@ -575,7 +575,6 @@ static void measure_xrand(const bench_opts *o, bench_results *r, FILE *log)
                     keep_min(&best, (bench_now() - t0) / (double)nidx * 1e9);
                 }
                 keep_min(&r->xrand_raw_ns[k][p + 1], best);
-                if (p >= 0) r->xrand_ns[k][p] = r->xrand_raw_ns[k][p + 1];
             }
             logf_(log, "random x %7.3g MiB: %.2f ns per element by gather, %.2f by scalar loads%s\n",
                   (double)bytes / 1048576.0, r->xrand_raw_ns[0][p + 1], r->xrand_raw_ns[1][p + 1],
@@ -1237,7 +1236,8 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
     m->emul_gather_rthroughput = r->incore[BI_EMUL_TP];
     m->vidx_rthroughput = r->incore[BI_VIDX_TP];
     for (int j = 0; j < 4; j++) m->gather_lines_rthroughput[j] = r->incore[BI_GATHER_1L + j];
-    memcpy(m->xrand_ns, r->xrand_ns, sizeof m->xrand_ns);
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < SPMV_XRAND_POINTS; j++) m->xrand_ns[k][j] = r->xrand_raw_ns[k][j + 1];
     m->parallel_overhead = r->fork_join_s > 0 ? r->fork_join_s * m->clock_ghz * 1e9 : 0;
     m->bw_load = bw_sat(r, BW_LOAD);
     m->bw_copy = bw_sat(r, BW_COPY);

@@ -662,8 +662,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     const double tx = o.alpha < 0 ? xrand_cy(m, &r.shape, 8.0 * (double)r.cols) : 0.0;
     const double bmem = b[n - 1]; /* the memory's bytes per row, x's random lines included (the code balance's) */
     if (tx > 0 && p + 1 < n) {
-        const double amin = r.alpha_level[p + 1].alpha_min > 0 ? r.alpha_level[p + 1].alpha_min
-                                                                : (double)r.cols / (double)r.nnz;
+        const double amin = r.alpha_level[p + 1].alpha_min; /* x read once: cols / nnz */
         const double extra = r.alpha_level[p + 1].alpha - amin;
         r.x_random_lines = extra > 0 ? extra * r.nzr * 8.0 / (double)line : 0.0;
         const double cost = tx - xelem_cy(m, &r.shape, gcy);
