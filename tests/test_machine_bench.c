@@ -459,6 +459,13 @@ static void test_quick_run_file(void)
             CU_ASSERT_EQUAL(c->rule[L], bench_check_choose(c->err[L], c->stream_rule[L]));
             CU_ASSERT(c->bw[L][c->rule[L]] > 0);
             CU_ASSERT_EQUAL(m.level[L].upstream_bw, c->bw[L][c->rule[L]]);
+            for (int q = 0; q < 3; q++) { /* memory's fitted on the kernels: a quarter of the stream's up to it */
+                if (L < 3) {
+                    CU_ASSERT_EQUAL(c->bw[L][q], c->stream_bw[L][q]);
+                } else {
+                    CU_ASSERT(c->bw[L][q] <= c->stream_bw[L][q] && c->bw[L][q] >= 0.25 * c->stream_bw[L][q] * (1 - 1e-12));
+                }
+            }
             if (L == 1) /* nothing chosen below L2 differs from the streams': the streams' bandwidths */
                 for (int q = 0; q < 3; q++) CU_ASSERT_DOUBLE_EQUAL(c->bw[1][q], fit->try_bw[1][q], 1e-9 * fit->try_bw[1][q]);
             for (int k = 0; k < BENCH_CHECK_KERNELS; k++) {
@@ -485,6 +492,47 @@ static void test_quick_run_file(void)
     }
     free(fit);
     free(r);
+}
+
+/* bench_min_log: the least of a function in log x (the memory bandwidth fitted on the SpMV check's kernels) */
+static double v_shape(double x, void *arg)
+{
+    const double *at = arg; /* |log(x / at[0])| + 0.5 |log(x / at[1])|: least at at[0] */
+    return fabs(log(x / at[0])) + 0.5 * fabs(log(x / at[1]));
+}
+static double falling(double x, void *arg) { return (void)arg, 1.0 / x; }
+static double flat(double x, void *arg) { return (void)arg, (void)x, 1.0; }
+static double nan_above5(double x, void *arg) { return (void)arg, x > 5.0 ? NAN : fabs(log(x / 7.0)); }
+static int calls;
+static double counted(double x, void *arg) { return calls++, v_shape(x, arg); }
+
+static void test_min_log(void)
+{
+    double at[2] = {3.7, 5.0};
+    double x = bench_min_log(v_shape, at, 1.0, 10.0);
+    CU_ASSERT(x > 3.7 / 1.001 && x < 3.7 * 1.001);
+    at[0] = 9.99, at[1] = 2.0; /* between the last two grid points */
+    x = bench_min_log(v_shape, at, 1.0, 10.0);
+    CU_ASSERT(x > 9.99 / 1.001 && x <= 10.0);
+    at[0] = 1.0; /* at the low end */
+    CU_ASSERT_DOUBLE_EQUAL(bench_min_log(v_shape, at, 1.0, 10.0), 1.0, 1e-3);
+    at[0] = 20.0, at[1] = 30.0; /* above the range: the high end */
+    CU_ASSERT_DOUBLE_EQUAL(bench_min_log(v_shape, at, 1.0, 10.0), 10.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(bench_min_log(falling, NULL, 2.0, 8.0), 8.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(bench_min_log(flat, NULL, 2.0, 8.0), 2.0, 1e-12); /* equal values: the lower x */
+    x = bench_min_log(nan_above5, NULL, 1.0, 10.0);                         /* NaN: never the least */
+    CU_ASSERT(x <= 5.0 && x > 4.5);
+    CU_ASSERT_EQUAL(bench_min_log(v_shape, at, 3.0, 3.0), 3.0);
+    /* bad ranges: lo */
+    CU_ASSERT_EQUAL(bench_min_log(v_shape, at, 4.0, 2.0), 4.0);
+    CU_ASSERT_EQUAL(bench_min_log(v_shape, at, 0.0, 2.0), 0.0);
+    CU_ASSERT_EQUAL(bench_min_log(v_shape, at, 1.0, INFINITY), 1.0);
+    CU_ASSERT_EQUAL(bench_min_log(NULL, at, 1.0, 2.0), 1.0);
+    /* bounded work: the grid, then the golden section's two points and one a step (2 log(4) / 12 = 0.231 narrowed to
+     * 5e-4 by 0.618 a step: 13 steps) */
+    at[0] = 3.0, at[1] = 5.0, calls = 0;
+    (void)bench_min_log(counted, at, 1.0, 4.0);
+    CU_ASSERT_EQUAL(calls, BENCH_MIN_GRID + 2 + 13);
 }
 
 /* the check's choice and sizes: exact */
@@ -538,6 +586,7 @@ int main(void)
                                     {"topology", test_topology},
                                     {"tiny run writes a readable machine file", test_quick_run_file},
                                     {"SpMV check: the rule chosen and the matrix sizes", test_spmv_check_choice},
+                                    {"SpMV check: memory's bandwidth, the least error in log x", test_min_log},
                                     {NULL, NULL}});
     return tu_run();
 }

@@ -307,6 +307,10 @@ static void print_check(const spmv_machine *m, const bench_check *c)
         for (int k = 0; k < BENCH_CHECK_KERNELS; k++)
             printf("  %-28s %9.3f %9.3f %9.3f %14.3f\n", c->kernel[L][k], c->meas[L][k], c->pred[L][0][k],
                    c->pred[L][1][k], c->pred[L][2][k]);
+        if (L == m->nlevels - 1)
+            printf("  bandwidth of one core fitted on these kernels (at most the read-only stream's): none %.2f (%.2f), "
+                   "full %.2f (%.2f), a64fx-partial %.2f (%.2f) B/cy\n", c->bw[L][0], c->stream_bw[L][0], c->bw[L][1],
+                   c->stream_bw[L][1], c->bw[L][2], c->stream_bw[L][2]);
         printf("  mean |log(predicted/measured)|: none %.3f, full %.3f, a64fx-partial %.3f -> %s (the streams chose %s)\n",
                c->err[L][0], c->err[L][1], c->err[L][2], rn[c->rule[L]], rn[c->stream_rule[L]]);
     }
@@ -390,16 +394,22 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
           fit->err[L][0], fit->err[L][1], fit->err[L][2]);
     }
     H("\n# Mean |log(predicted/measured)| of the streaming kernels beyond L1 with these rules: %.3f. MEM: one core's\n"
-      "# read bandwidth under its rule (the ECM's single-core memory term); the saturated bandwidths of the NUMA domain\n"
+      "# read bandwidth under its rule (the ECM's single-core memory term; the SpMV check below fits it on its kernels\n"
+      "# where it ran, at most this figure); the saturated bandwidths of the NUMA domain\n"
       "# are the curves' maxima (read-only = STREAM's \"sum\" with 8 accumulators).\n", fit->total_err);
     if (chk->done) {
         H("# Rules checked on SpMV (the library's CRS, SELL-8-1 and SELL-32-1 on 1 thread, HPCG n^3 with its data in the\n"
           "# level; errors = mean |log(predicted/measured)|, a rule replaces the streams' when lower by more than 0.05):");
         for (int L = 1; L < m->nlevels; L++)
             if (chk->n[L])
+            {
                 H("\n#   %-4s HPCG %d^3: errors none %.3f, full %.3f, a64fx-partial %.3f -> %s%s", m->level[L].name,
                   chk->n[L], chk->err[L][0], chk->err[L][1], chk->err[L][2], spmv_overlap_name((spmv_overlap)chk->rule[L]),
                   chk->rule[L] != chk->stream_rule[L] ? " (replaces the streams' rule)" : "");
+                if (L == m->nlevels - 1)
+                    H("\n#        at %.2f B/cy fitted on these kernels (the read-only stream's %.2f under this rule)",
+                      chk->bw[L][chk->rule[L]], chk->stream_bw[L][chk->rule[L]]);
+            }
         H("\n");
     }
     if (threads > 0 && threads < r->topo.ncore_cpus)

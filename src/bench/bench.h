@@ -322,11 +322,13 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
 
 /* The SpMV check of the overlap rules (bench_spmv.c): for each level L >= 1 of m (filled from r and fit), from L2
  * outwards, the library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread (pinned to the first core) on HPCG n^3
- * (n = bench_check_hpcg_n: the data set half the level's effective size, eight times the last cache's for memory)
- * are measured (the best of 3 interleaved rounds, each the best of 5 runs of >= 5 ms) and predicted by spmv_model_*
+ * (n = bench_check_hpcg_n: the data set half the level's effective size, eight times the last cache's for memory;
+ * for memory the SELL matrices plain, 12 bytes per entry, with non-temporal y stores) are measured (the best of 3 interleaved rounds, each the best of 5 runs of >= 5 ms) and predicted by spmv_model_*
  * under each rule, each at its upstream bandwidth calibrated on the read-only stream with the rules already chosen
- * below (bench_fit_level_bw); bench_check_choose picks the rule from the errors (mean |log(predicted/measured)|),
- * which is set in m with its bandwidth. Memory is not checked (its rule kept, n = 0) when the capped matrix is less
+ * below (bench_fit_level_bw); for memory the bandwidth of each rule is then fitted on the three kernels themselves
+ * (the least error, between a quarter of the stream's and the stream's: a SpMV kernel that stores y while it reads
+ * gets less of one core's memory bandwidth than the read-only stream, never more); bench_check_choose picks the rule
+ * from the errors (mean |log(predicted/measured)|), which is set in m with its bandwidth. Memory is not checked (its rule kept, n = 0) when the capped matrix is less
  * than 4x the last cache. Returns 0, or -1 (NULL, a level too small for its matrix, out of memory: m unchanged).
  * Timing-dependent by nature: tests check its structure, not its choice. */
 enum { BENCH_CHECK_KERNELS = 3 };
@@ -345,10 +347,21 @@ typedef struct bench_check {
     double pred[SPMV_MACHINE_MAX_LEVELS][3][BENCH_CHECK_KERNELS];        /* Gflop/s per rule (0: not predicted) */
     double err[SPMV_MACHINE_MAX_LEVELS][3];                              /* mean |log|; INFINITY: not available */
     double bw[SPMV_MACHINE_MAX_LEVELS][3];                               /* B/cy of each rule, calibrated with the
-                                                                            rules chosen below (bench_fit_level_bw) */
+                                                                            rules chosen below (bench_fit_level_bw);
+                                                                            memory: then on the SpMV kernels
+                                                                            (bench_min_log, at most the stream's) */
+    double stream_bw[SPMV_MACHINE_MAX_LEVELS][3];                        /* B/cy of each rule on the read-only
+                                                                            stream (bench_fit_level_bw) */
     int stream_rule[SPMV_MACHINE_MAX_LEVELS], rule[SPMV_MACHINE_MAX_LEVELS]; /* spmv_overlap values */
 } bench_check;
 int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, FILE *log);
+/* The x in [lo, hi] (0 < lo <= hi) where f(x, arg) is least, searched in log x: BENCH_MIN_GRID points spaced evenly
+ * in log x from lo to hi, then golden-section steps between the best point's neighbours (a ratio of 1.0005 at the
+ * end); the first of equal values (the lower x). For a function that falls and then rises (the check's error against
+ * the memory bandwidth: the sum of |log(predicted/measured)| of kernels whose prediction grows with it) the minimum;
+ * NaN values count as +infinity. Returns lo when hi < lo or either is not positive and finite. */
+#define BENCH_MIN_GRID 13
+double bench_min_log(double (*f)(double x, void *arg), void *arg, double lo, double hi);
 /* The rule for errors err[3] (indexed by spmv_overlap; INFINITY = not available): the least error, where a rule must
  * beat the one preferred before it by more than BENCH_CHECK_MARGIN; preference: the streams' rule, a64fx-partial,
  * full, none. The streams' rule when none is available. */

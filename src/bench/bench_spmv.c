@@ -8,9 +8,13 @@
  * the library's own kernels: CRS, SELL-8-1 and SELL-32-1 (the kernels the library picks on this CPU) on one thread,
  * on an HPCG n^3 matrix whose data set lies in that level (half the level's effective size; eight times the last
  * cache's for memory; n at most BENCH_CHECK_MAX_N, and memory is not checked when that is less than 4x the last
- * cache). Each rule is scored by the library's model (spmv_model_crs / spmv_model_sell) at its own upstream
+ * cache; the SELL matrices there plain, with non-temporal y stores, as memory-bound matrices of 2 M rows run, since
+ * the compressed forms would put the data in the last cache). Each rule is scored by the library's model (spmv_model_crs / spmv_model_sell) at its own upstream
  * bandwidth, calibrated on the read-only stream with the rules already chosen below; the error is the mean
- * |log(predicted/measured)| over the three kernels, and bench_check_choose picks the rule. Level by level from L2
+ * |log(predicted/measured)| over the three kernels, and bench_check_choose picks the rule. For memory each rule's
+ * bandwidth is then fitted on the three kernels (bench_min_log, between a quarter of the stream's and the stream's):
+ * a core that stores y while it reads gets less than the read-only stream's bandwidth (Zen 5 VM 2026-12-06: 22-31
+ * GB/s read with one store per 2-16 loads against 39 for the read alone, a scratch program). Level by level from L2
  * outwards. */
 #define _GNU_SOURCE
 #include "bench.h"
@@ -79,21 +83,82 @@ static double check_error(const double *pred, const double *meas)
     return n ? s / n : INFINITY;
 }
 
-/* the predictions of kernel k of level L (matrix A, or S for SELL) under each rule */
-static void check_predict(const spmv_machine *work, int L, int k, const spmv_crs *A, const spmv_sell *S,
-                          bench_check *c)
+/* the prediction of matrix A (or S for SELL) on machine mq, 1 thread, Gflop/s (0: the model failed) */
+static double check_model(const spmv_machine *mq, const spmv_crs *A, const spmv_sell *S)
 {
-    snprintf(c->kernel[L][k], sizeof c->kernel[L][k], "%s", S ? spmv_sell_kernel_name(S) : spmv_crs_kernel_name(A));
+    spmv_model md;
+    spmv_model_opts mo = spmv_model_opts_default();
+    return (S ? spmv_model_sell(S, NULL, mq, 1, &mo, &md) : spmv_model_crs(A, NULL, mq, 1, &mo, &md)) ? 0.0
+                                                                                                      : md.predicted;
+}
+
+/* level L's kernels under one rule at a bandwidth: what bench_min_log minimizes when memory's is fitted */
+typedef struct check_fit {
+    spmv_machine m; /* with the rule set at level L */
+    int L;
+    const spmv_crs *A;
+    spmv_sell *const *S;
+    const double *meas;
+    double pred[BENCH_CHECK_KERNELS];
+} check_fit;
+
+static double check_fit_error(double bw, void *arg)
+{
+    check_fit *f = arg;
+    f->m.level[f->L].upstream_bw = bw;
+    for (int k = 0; k < BENCH_CHECK_KERNELS; k++) f->pred[k] = check_model(&f->m, f->A, k ? f->S[k] : NULL);
+    return check_error(f->pred, f->meas);
+}
+
+/* the predictions of level L's kernels under each rule: at the stream's bandwidth, for memory at the one fitted on
+ * the kernels (at most the stream's) */
+static void check_predict(const spmv_machine *work, int L, const spmv_crs *A, spmv_sell *const *S, bench_check *c)
+{
+    for (int k = 0; k < BENCH_CHECK_KERNELS; k++)
+        snprintf(c->kernel[L][k], sizeof c->kernel[L][k], "%s", k ? spmv_sell_kernel_name(S[k]) : spmv_crs_kernel_name(A));
     for (int q = 0; q < 3; q++) {
         if (!(c->bw[L][q] > 0)) continue; /* the stream could not calibrate this rule */
-        spmv_machine mq = *work;
-        mq.level[L].overlap = (spmv_overlap)q;
-        mq.level[L].upstream_bw = c->bw[L][q];
-        spmv_model md;
-        spmv_model_opts mo = spmv_model_opts_default();
-        if (!(S ? spmv_model_sell(S, NULL, &mq, 1, &mo, &md) : spmv_model_crs(A, NULL, &mq, 1, &mo, &md)))
-            c->pred[L][q][k] = md.predicted;
+        check_fit f = {*work, L, A, S, c->meas[L], {0}};
+        f.m.level[L].overlap = (spmv_overlap)q;
+        if (L == work->nlevels - 1) c->bw[L][q] = bench_min_log(check_fit_error, &f, 0.25 * c->bw[L][q], c->bw[L][q]);
+        (void)check_fit_error(c->bw[L][q], &f);
+        for (int k = 0; k < BENCH_CHECK_KERNELS; k++) c->pred[L][q][k] = f.pred[k];
     }
+}
+
+double bench_min_log(double (*f)(double x, void *arg), void *arg, double lo, double hi)
+{
+    if (!f || !(lo > 0) || !(hi >= lo) || !isfinite(hi)) return lo;
+    const double a = log(lo), step = (log(hi) - a) / (BENCH_MIN_GRID - 1);
+    double v[BENCH_MIN_GRID];
+    int best = 0;
+    for (int i = 0; i < BENCH_MIN_GRID; i++) {
+        const double y = f(i == BENCH_MIN_GRID - 1 ? hi : exp(a + step * i), arg);
+        v[i] = isnan(y) ? INFINITY : y;
+        if (v[i] < v[best]) best = i;
+    }
+    if (!(step > 0)) return lo;
+    /* golden section between the neighbours, in log x */
+    const double g = 0.5 * (sqrt(5.0) - 1.0);
+    double l = a + step * (best > 0 ? best - 1 : 0), h = a + step * (best < BENCH_MIN_GRID - 1 ? best + 1 : best);
+    double xb = a + step * best, vb = v[best];
+    double p = h - g * (h - l), q = l + g * (h - l);
+    double fp = f(exp(p), arg), fq = f(exp(q), arg);
+    while (h - l > 5e-4) {
+        if (isnan(fp)) fp = INFINITY;
+        if (isnan(fq)) fq = INFINITY;
+        if (fp <= fq) {
+            h = q, q = p, fq = fp, p = h - g * (h - l);
+            fp = f(exp(p), arg);
+        } else {
+            l = p, p = q, fp = fq, q = l + g * (h - l);
+            fq = f(exp(q), arg);
+        }
+        if (fp < vb) vb = fp, xb = p;
+        if (fq < vb) vb = fq, xb = q;
+    }
+    const double x = exp(xb);
+    return x < lo ? lo : x > hi ? hi : x;
 }
 
 /* one level: HPCG n^3 (n = c->n[L]) in CRS, SELL-8-1 and SELL-32-1, measured in BENCH_CHECK_ROUNDS interleaved rounds
@@ -111,6 +176,12 @@ static int check_level(const spmv_machine *work, int L, bench_check *c)
         spmv_sell_opts so = spmv_sell_opts_default();
         so.nthreads = 1;
         so.C = k == 1 ? 8 : 32;
+        if (L == work->nlevels - 1) {
+            /* memory: plain 12 bytes per entry, so that the data set is where the level says (HPCG 80^3 with the
+             * defaults' run columns and value indices takes 31 MB, 87 % of it in a 27 MiB L3), with y by the
+             * non-temporal stores every memory-bound matrix of 2 M rows or more gets (SPMV_NT_AUTO_BYTES) */
+            so.runs = 0, so.idx16 = 0, so.vidx = 0, so.nt_stores = 1;
+        }
         st = spmv_sell_from_crs(A, &so, &S[k]);
     }
     if (!st) st = spmv_vec_alloc(A->cols, &x);
@@ -123,7 +194,7 @@ static int check_level(const spmv_machine *work, int L, bench_check *c)
                 const double sec = check_time(A, S[k], x, y), g = sec > 0 ? 2.0 * (double)A->nnz / sec * 1e-9 : 0;
                 if (g > c->meas[L][k]) c->meas[L][k] = g;
             }
-        for (int k = 0; k < BENCH_CHECK_KERNELS; k++) check_predict(work, L, k, A, S[k], c);
+        check_predict(work, L, A, S, c);
     }
     for (int k = 1; k < BENCH_CHECK_KERNELS; k++) spmv_sell_free(S[k]);
     spmv_crs_free(A);
@@ -155,6 +226,7 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
         double bw[SPMV_MACHINE_MAX_LEVELS];
         for (int i = 0; i < L; i++) rule[i] = work.level[i].overlap, bw[i] = work.level[i].upstream_bw;
         bench_fit_level_bw(r, fit, rule, bw, L, c->bw[L]);
+        for (int q = 0; q < 3; q++) c->stream_bw[L][q] = c->bw[L][q];
         if (L == m->nlevels - 1) {
             if (350.0 * n * n * n < 4.0 * (double)level_size(&m->level[L - 1])) { /* capped at BENCH_CHECK_MAX_N: mostly in the last cache */
                 if (log) fprintf(log, "SpMV check of %s skipped: HPCG %d^3 is less than 4x the last cache\n",
