@@ -993,7 +993,8 @@ static void test_gather_lines(void)
  * private, L3 shared). The lines missing L2 beyond x read once, (alpha at L2 - alpha_min) N_nzr 8 / 64, add the
  * table's time at x's size less the in-core x access (linear in log2 size: 8 MiB halfway between the 4 and 16 MiB points, 32 MiB halfway
  * between 16 and 64, 1 MiB the 4 MiB point) to T_data beyond L2; their bytes leave the L3 and memory transfers (T_data
- * exactly the one ECM combination of the reduced bytes plus that); L1 and L2 unchanged; the code balance and the
+ * exactly the one ECM combination of the reduced bytes plus that, in memory moved by the lines' share of the time
+ * towards the memory's transfers added up); L1 and L2 unchanged; the code balance and the
  * bytes from memory keep them. Without the table, with a point missing or with a fixed alpha: no charge. */
 static spmv_crs *random_crs(int32_t rows, int32_t cols, int nz, uint64_t s)
 {
@@ -1068,10 +1069,18 @@ static void test_random_x(void)
             const double w = bi < 8.0 ? bi : 8.0;
             lp.rd[i] = bi - w, lp.wr[i] = w;
         }
-        double T[SPMV_MACHINE_MAX_LEVELS];
+        double T[SPMV_MACHINE_MAX_LEVELS], Tn[SPMV_MACHINE_MAX_LEVELS];
         CU_ASSERT_EQUAL_FATAL(spmv_ecm_loop_predict(&m, &lp, T), SPMV_OK);
-        for (int i = 0; i < 4; i++)
+        /* with data in memory its transfers overlap only with the rest of the time: the combination moves by the
+         * random lines' share s = cy / (cy + T) towards the transfers added up (the file's rule there is "full") */
+        spmv_machine mn = m;
+        mn.level[3].overlap = SPMV_OVERLAP_NONE;
+        CU_ASSERT_EQUAL_FATAL(spmv_ecm_loop_predict(&mn, &lp, Tn), SPMV_OK);
+        CU_ASSERT(m.level[3].overlap == SPMV_OVERLAP_FULL && Tn[3] > T[3]);
+        for (int i = 0; i < 3; i++)
             CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_data[i], T[i] + (i >= 2 ? cy : 0.0), 1e-9 * m1.ecm.T_data[i]);
+        const double sh = cy / (cy + T[3]);
+        CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_data[3], T[3] + sh * (Tn[3] - T[3]) + cy, 1e-9 * m1.ecm.T_data[3]);
         for (int i = 0; i < 2; i++) CU_ASSERT_DOUBLE_EQUAL(m1.ecm.T_data[i], m0.ecm.T_data[i], 1e-12 * m0.ecm.T_data[i]);
         /* the code balance and the bytes from memory keep x's lines */
         CU_ASSERT_DOUBLE_EQUAL(m1.ecm.bytes_per_row, m0.ecm.bytes_per_row, 1e-12 * m0.ecm.bytes_per_row);
