@@ -558,6 +558,78 @@ static void test_alpha_lru_exact(void)
     spmv_crs_free(A);
 }
 
+/* x misses that continue a stream (spmv_alpha.seq): a miss whose neighbouring line (line - 1 or + 1) is among the last
+ * 16 x lines missed. Rows of one entry each; a cache of 2 lines, so every new line misses:
+ *  - one stream, lines 0, 1, ..., 79: 80 misses, all but the first continue it (79 / 80);
+ *  - lines 0, 2, ..., 78, then 1, 3, ..., 79: no miss continues one (the neighbours of an odd line missed 40 misses
+ *    earlier, beyond the 16 tracked);
+ *  - k streams interleaved (stream s at lines 1000 s + j, j = 0..39): with k = 2 all but the k first misses continue
+ *    theirs; with k = 17 a stream's previous line missed 17 misses earlier: none;
+ *  - descending, lines 79, 78, ..., 0: 79 / 80 (line + 1);
+ * and the model counts only the others at random (x_random_lines = (1 - seq) (alpha - alpha_min) N_nzr 8 / 64 at the
+ * Zen 5 file's L3): two ascending streams over 2.5 MiB of x read twice (x misses L2 twice) have none at random. */
+static spmv_crs *lines_crs(const int32_t *lines, int32_t n, int32_t cols)
+{
+    int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
+    int32_t *col = malloc((size_t)n * sizeof *col);
+    spmv_crs *A = NULL;
+    if (rp && col) {
+        for (int32_t i = 0; i <= n; i++) rp[i] = i;
+        for (int32_t i = 0; i < n; i++) col[i] = 8 * lines[i];
+        if (spmv_crs_from_arrays(n, cols, rp, col, NULL, &A)) A = NULL;
+    }
+    free(rp);
+    free(col);
+    return A;
+}
+
+static void test_alpha_streams(void)
+{
+    int32_t L[17 * 40];
+    spmv_alpha a;
+    const struct { int kind, k; int32_t n; double seq; } cases[] = {
+        {0, 1, 80, 79.0 / 80}, {1, 0, 80, 0.0}, {2, 2, 80, 78.0 / 80}, {2, 17, 17 * 40, 0.0}, {3, 1, 80, 79.0 / 80}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const int32_t n = cases[c].n;
+        for (int32_t i = 0; i < n; i++)
+            L[i] = cases[c].kind == 0   ? i
+                   : cases[c].kind == 1 ? (i < n / 2 ? 2 * i : 2 * (i - n / 2) + 1)
+                   : cases[c].kind == 2 ? 1000 * (i % cases[c].k) + i / cases[c].k
+                                        : n - 1 - i;
+        spmv_crs *A = lines_crs(L, n, 8 * 17000);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(A);
+        CU_ASSERT_EQUAL(spmv_crs_alpha(A, 128, 64, 0, 1, 1, &a), SPMV_OK);
+        CU_ASSERT_EQUAL(a.misses, n);
+        CU_ASSERT_DOUBLE_EQUAL(a.seq, cases[c].seq, EXACT);
+        spmv_crs_free(A);
+    }
+    /* the model: two streams over 2 x 20480 lines (2.5 MiB of x), the whole sweep twice */
+    spmv_machine m;
+    CU_ASSERT_EQUAL_FATAL(spmv_machine_read(machine_path("amd-epyc-zen5-kvm-2core.machine"), &m), SPMV_OK);
+    const int32_t half = 20480, n = 4 * half;
+    int32_t *big = malloc((size_t)n * sizeof *big);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    for (int32_t i = 0; i < n; i++) big[i] = (i & 1) * half + (i % (2 * half)) / 2;
+    spmv_crs *A = lines_crs(big, n, 8 * 2 * half);
+    free(big);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(A);
+    spmv_model_opts o = spmv_model_opts_default();
+    o.max_accesses = -1;
+    spmv_model md;
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, NULL, &m, 1, &o, &md), SPMV_OK);
+    /* every access misses L2 (1 MiB): alpha there 8 (a line per access), x read once cols / nnz = 4 */
+    CU_ASSERT_DOUBLE_EQUAL(md.alpha_level[2].alpha, 8.0, EXACT);
+    CU_ASSERT_DOUBLE_EQUAL(md.alpha_level[2].alpha_min, 4.0, EXACT);
+    /* all but the two streams' first lines in the first sweep and stream 0's first in the second (stream 1's first
+     * line, 20480, continues the 20479 that stream 0 missed last) */
+    CU_ASSERT_DOUBLE_EQUAL(md.alpha_level[2].seq, (n - 3.0) / n, EXACT);
+    CU_ASSERT_DOUBLE_EQUAL(md.x_random_seq, md.alpha_level[2].seq, EXACT);
+    const double lines = (1.0 - md.x_random_seq) * (8.0 - 4.0) * md.nzr * 8.0 / 64.0;
+    CU_ASSERT_DOUBLE_EQUAL(md.x_random_lines, lines, 1e-12);
+    CU_ASSERT(md.x_random_lines < 1e-4);
+    spmv_crs_free(A);
+}
+
 static void test_alpha_hpcg(void)
 {
     /* HPCG 32^3, x = 256 KiB: a cache that holds x reads it once: alpha = cols/nnz exactly */
@@ -1050,8 +1122,12 @@ static void test_random_x(void)
         memcpy(m.xrand_ns[1], ts, sizeof ts);
         CU_ASSERT_EQUAL_FATAL(MODEL(m1), SPMV_OK);
         const double amin = (double)cols / (double)A->nnz, a2 = m1.alpha_level[2].alpha, nzr = m1.nzr;
-        const double lines = a2 > amin ? (a2 - amin) * nzr * 8.0 / 64.0 : 0.0;
-        CU_ASSERT(lines > 1.0); /* random columns: most accesses miss L2 */
+        /* random columns: most accesses miss L2, hardly any continuing a stream (a neighbour among the last 16
+         * misses: about 32 / x's lines) */
+        const double rnd = 1.0 - m1.alpha_level[2].seq;
+        CU_ASSERT(rnd > 0.99 && rnd <= 1.0);
+        const double lines = a2 > amin ? rnd * (a2 - amin) * nzr * 8.0 / 64.0 : 0.0;
+        CU_ASSERT(lines > 1.0);
         CU_ASSERT_DOUBLE_EQUAL(m1.x_random_lines, lines, 1e-12 * lines);
         const double incore = v == 0 ? m.scalar_load_rthroughput : v == 1 ? m1.gather_cy / 8 : m.emul_gather_rthroughput / 8;
         const double cy = lines * (cases[c].t * m.clock_ghz - incore);
@@ -1064,7 +1140,7 @@ static void test_random_x(void)
         for (int i = 1; i < 4; i++) {
             double bi = spmv_traffic_bytes(&m1.traffic, m1.stored, m1.nnz, m1.rows, nch, m1.alpha_level[i].alpha) /
                         (double)m1.rows;
-            const double xb = i >= 2 ? 8.0 * (m1.alpha_level[i].alpha - amin) * nzr : 0.0;
+            const double xb = i >= 2 ? rnd * 8.0 * (m1.alpha_level[i].alpha - amin) * nzr : 0.0;
             if (xb > 0) bi -= xb;
             const double w = bi < 8.0 ? bi : 8.0;
             lp.rd[i] = bi - w, lp.wr[i] = w;
@@ -1247,7 +1323,8 @@ int main(void)
     tu_suite("ecm", (tu_case[]){{"crs", test_ecm_crs}, {"sell", test_ecm_sell}, {"kernel shape", test_kernel_shape},
                                 {NULL, NULL}});
     tu_suite("alpha", (tu_case[]){{"lru_exact", test_alpha_lru_exact}, {"hpcg", test_alpha_hpcg},
-                                  {"random", test_alpha_random}, {NULL, NULL}});
+                                  {"random", test_alpha_random},
+                                  {"misses that continue a stream", test_alpha_streams}, {NULL, NULL}});
     tu_suite("model", (tu_case[]){{"matrix", test_model_matrix}, {"out_of_memory", test_out_of_memory},
                                   {NULL, NULL}});
     tu_suite("issue16", (tu_case[]){{"TRIAD overlap figure (Fig. 3)", test_triad_figure},

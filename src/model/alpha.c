@@ -247,6 +247,10 @@ static const int32_t *item_cols(const stream *s, int32_t i, int64_t *off)
 }
 
 /* simulation state: the cache, the line-id bases of the streams, the per-stream last lines, the counts */
+/* x misses whose neighbouring line (line - 1 or line + 1) is among the last SIM_STREAMS x lines missed continue a
+ * stream that a hardware prefetcher follows (a stencil's planes, re-read in order); the others come at random */
+enum { SIM_STREAMS = 16 };
+
 typedef struct sim {
     lru c;
     int sh;                    /* log2(line) */
@@ -259,6 +263,9 @@ typedef struct sim {
     int64_t xacc;              /* x accesses counted */
     int64_t xmiss;             /* x misses counted */
     int64_t first, reuse_miss; /* counted x accesses whose line is new in the window; misses among the others */
+    int64_t xseq;              /* counted x misses that continue a stream (see sim_item) */
+    int64_t recent[SIM_STREAMS]; /* the last x lines missed, a ring (-2: none) */
+    int nrecent;               /* next slot of the ring */
 } sim;
 
 static inline void touch(sim *m, int64_t line, int64_t *last)
@@ -267,6 +274,13 @@ static inline void touch(sim *m, int64_t line, int64_t *last)
     *last = line;
     m->acc++;
     lru_access(&m->c, line);
+}
+
+/* no x line missed lately (a new thread's part or a sample's window) */
+static void sim_forget(sim *m)
+{
+    for (int j = 0; j < SIM_STREAMS; j++) m->recent[j] = -2;
+    m->nrecent = 0;
 }
 
 /* the accesses of row/chunk i */
@@ -290,10 +304,17 @@ static void sim_item(sim *m, const stream *s, int32_t i)
         m->acc++;
         const int64_t before = m->c.misses;
         lru_access(&m->c, line);
-        if (!m->counting) continue;
         const int miss = m->c.misses != before;
+        int seq = 0;
+        if (miss) {
+            for (int j = 0; j < SIM_STREAMS; j++) seq |= m->recent[j] == line - 1 || m->recent[j] == line + 1;
+            m->recent[m->nrecent] = line;
+            m->nrecent = (m->nrecent + 1) % SIM_STREAMS;
+        }
+        if (!m->counting) continue;
         m->xacc++;
         m->xmiss += miss;
+        m->xseq += seq;
         if (m->seen) {
             uint8_t *byte = &m->seen[line >> 3], bit = (uint8_t)(1u << (line & 7));
             if (!(*byte & bit)) {
@@ -353,6 +374,7 @@ typedef struct simresult {
     int64_t misses;   /* estimated x misses of the whole multiply */
     double lo, hi;    /* bounds on them */
     double sampled;   /* fraction of the x accesses counted */
+    double seq;       /* share of the counted x misses that continue a stream */
 } simresult;
 
 static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32_t line, int32_t ways,
@@ -403,19 +425,22 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
     m.seen = seen;
     if (exact) {
         /* threads t0 .. t0+shared_by-1 share one cold cache; their rows interleave one row (chunk) at a time */
-        int64_t misses = 0;
+        int64_t misses = 0, seqs = 0;
         for (int32_t t0 = 0; t0 < nthreads; t0 += shared_by) {
             int32_t g = nthreads - t0 < shared_by ? nthreads - t0 : shared_by;
             lru_reset(&m.c);
             m.c.misses = 0;
             m.last_val = m.last_idx = m.last_y = m.last_off = m.last_run = -1;
+            sim_forget(&m);
             m.counting = 1;
-            m.xmiss = 0;
+            m.xmiss = m.xseq = 0;
             for (int32_t j = 0; j < g; j++) from[j] = part[t0 + j], to[j] = part[t0 + j + 1];
             sim_interleaved(&m, &s, g, from, to, cur);
             misses += m.xmiss;
+            seqs += m.xseq;
         }
         res->misses = misses;
+        res->seq = misses > 0 ? (double)seqs / (double)misses : 0.0;
         res->lo = res->hi = (double)misses;
         res->sampled = 1.0;
         goto done;
@@ -430,7 +455,7 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
         const double per_block = (double)o->max_accesses / ((double)B * ns);
         const double ratio = (double)cost / (double)(total > 0 ? total : 1); /* cache accesses per x access */
         const int64_t lines = m.c.capacity;
-        int64_t cnt_acc = 0, cnt_miss = 0, cnt_first = 0, cnt_reuse = 0;
+        int64_t cnt_acc = 0, cnt_miss = 0, cnt_first = 0, cnt_reuse = 0, cnt_seq = 0;
         for (int32_t si = 0; si < ns; si++) {
             const int32_t t = (int32_t)(((double)si + 0.5) * nthreads / ns);
             const int32_t p0 = part[t], p1 = part[t + 1];
@@ -457,13 +482,14 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
                     lru_reset(&m.c);
                     m.c.misses = 0;
                     m.last_val = m.last_idx = m.last_y = m.last_off = m.last_run = -1;
+                    sim_forget(&m);
                     m.counting = 0;
                     from[0] = u0, to[0] = w0;
                     sim_interleaved(&m, &s, 1, from, to, cur);
                     const int full = m.c.misses >= lines; /* every line of the cache filled once */
                     memset(seen, 0, (size_t)((xlines + 7) / 8));
                     m.counting = 1;
-                    m.xacc = m.xmiss = m.first = m.reuse_miss = 0;
+                    m.xacc = m.xmiss = m.first = m.reuse_miss = m.xseq = 0;
                     from[0] = w0, to[0] = w1;
                     sim_interleaved(&m, &s, 1, from, to, cur);
                     spent += (double)(s.ptr[w1] - s.ptr[u0]) * ratio;
@@ -475,6 +501,7 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
                     warm *= 2.0;
                 }
                 cnt_acc += m.xacc, cnt_miss += m.xmiss, cnt_first += m.first, cnt_reuse += m.reuse_miss;
+                cnt_seq += m.xseq;
             }
         }
         const double scale = cnt_acc > 0 ? (double)total / (double)cnt_acc : 0.0;
@@ -497,6 +524,7 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
         res->lo = lo;
         res->hi = hi;
         res->sampled = total > 0 ? (double)cnt_acc / (double)total : 1.0;
+        res->seq = cnt_miss > 0 ? (double)cnt_seq / (double)cnt_miss : 0.0;
     }
 done:
     lru_free(&m.c);
@@ -521,6 +549,7 @@ static void fill(spmv_alpha *a, const simresult *r, int64_t accesses, int64_t nn
     a->lo = r->lo * f;
     a->hi = r->hi * f;
     a->sampled = r->sampled;
+    a->seq = r->seq;
     a->streams = streams;
 }
 
