@@ -321,16 +321,17 @@ void bench_fit_level_bw(const bench_results *r, const bench_fit *fit, const spmv
 void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char *name, spmv_machine *m);
 
 /* The SpMV check of the overlap rules (bench_spmv.c): for each level L >= 1 of m (filled from r and fit), from L2
- * outwards, the library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread (pinned to the first core) on HPCG n^3
- * (n = bench_check_hpcg_n: the data set half the level's effective size, eight times the last cache's for memory;
- * for memory the SELL matrices plain, 12 bytes per entry, with non-temporal y stores) are measured (the best of 3 interleaved rounds, each the best of 5 runs of >= 5 ms) and predicted by spmv_model_*
- * under each rule, each at its upstream bandwidth calibrated on the read-only stream with the rules already chosen
- * below (bench_fit_level_bw); for memory the bandwidth of each rule is then fitted on the three kernels themselves
- * (the least error, between a quarter of the stream's and the stream's: a SpMV kernel that stores y while it reads
- * gets less of one core's memory bandwidth than the read-only stream, never more); bench_check_choose picks the rule
- * from the errors (mean |log(predicted/measured)|), which is set in m with its bandwidth. Memory is not checked (its rule kept, n = 0) when the capped matrix is less
- * than 4x the last cache. Returns 0, or -1 (NULL, a level too small for its matrix, out of memory: m unchanged).
- * Timing-dependent by nature: tests check its structure, not its choice. */
+ * outwards, the library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread (pinned to the first core) on HPCG n^3 (n =
+ * bench_check_hpcg_n: the data set half the level's effective size, eight times the last cache's for memory; for memory
+ * the SELL matrices plain, 12 bytes per entry, with non-temporal y stores) are measured (the best of 3 interleaved
+ * rounds, each the best of 5 runs of >= 5 ms) and predicted by spmv_model_* under each rule, each at its upstream
+ * bandwidth calibrated on the read-only stream with the rules already chosen below (bench_fit_level_bw); for memory the
+ * bandwidth of each rule is then fitted on the three kernels themselves (the least error, between a quarter of the
+ * stream's and the stream's: a SpMV kernel that stores y while it reads gets less of one core's memory bandwidth than
+ * the read-only stream, never more); bench_check_choose picks the rule from the errors (mean
+ * |log(predicted/measured)|), which is set in m with its bandwidth. Memory is not checked (its rule kept, n = 0) when
+ * the capped matrix is less than 4x the last cache. Returns 0, or -1 (NULL, a level too small for its matrix, out of
+ * memory: m unchanged). Timing-dependent by nature: tests check its structure, not its choice. */
 enum { BENCH_CHECK_KERNELS = 3 };
 #define BENCH_CHECK_MARGIN 0.05
 /* the largest HPCG n of the check: 80^3 = 13.8 M nonzeros, 0.17 GB in each of CRS, SELL-8 and SELL-32 (a last cache

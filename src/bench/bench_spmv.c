@@ -1,21 +1,19 @@
-/* The SpMV check of spmv-machine's overlap rules (bench.h: bench_spmv_check).
- *
- * The streaming kernels choose each level's overlap rule (bench_overlap_fit, Alappat et al., PMBS 2020, Sect. III-A),
- * but SpMV is not a stream: its core time is mostly gathers and index loads, and whether those overlap with the
- * transfers from a level is exactly what the rule says. On the Intel Xeon VM (2026-12-03) the streams chose "full"
- * at L2 while SpMV with its data in L2 ran at the "a64fx-partial" prediction (HPCG 16^3, SELL-8-1, 1 thread:
- * measured 10-11 Gflop/s; the model 21.8 under full, 11.8 under a64fx-partial). So each level's rule is checked on
- * the library's own kernels: CRS, SELL-8-1 and SELL-32-1 (the kernels the library picks on this CPU) on one thread,
- * on an HPCG n^3 matrix whose data set lies in that level (half the level's effective size; eight times the last
- * cache's for memory; n at most BENCH_CHECK_MAX_N, and memory is not checked when that is less than 4x the last
- * cache; the SELL matrices there plain, with non-temporal y stores, as memory-bound matrices of 2 M rows run, since
- * the compressed forms would put the data in the last cache). Each rule is scored by the library's model (spmv_model_crs / spmv_model_sell) at its own upstream
- * bandwidth, calibrated on the read-only stream with the rules already chosen below; the error is the mean
- * |log(predicted/measured)| over the three kernels, and bench_check_choose picks the rule. For memory each rule's
- * bandwidth is then fitted on the three kernels (bench_min_log, between a quarter of the stream's and the stream's):
- * a core that stores y while it reads gets less than the read-only stream's bandwidth (Zen 5 VM 2026-12-06: 22-31
- * GB/s read with one store per 2-16 loads against 39 for the read alone, a scratch program). Level by level from L2
- * outwards. */
+/* The SpMV check of spmv-machine's overlap rules (bench.h: bench_spmv_check). The streaming kernels choose each
+ * level's overlap rule (bench_overlap_fit, Alappat et al., PMBS 2020, Sect. III-A), but SpMV is not a stream: its core
+ * time is mostly gathers and index loads, and whether those overlap with the transfers from a level is exactly what the
+ * rule says. On the Intel Xeon VM (2026-12-03) the streams chose "full" at L2 while SpMV with its data in L2 ran at the
+ * "a64fx-partial" prediction (HPCG 16^3, SELL-8-1, 1 thread: measured 10-11 Gflop/s; the model 21.8 under full, 11.8
+ * under a64fx-partial). So each level's rule is checked on the library's own kernels: CRS, SELL-8-1 and SELL-32-1 (the
+ * kernels the library picks on this CPU) on one thread, on an HPCG n^3 matrix whose data set lies in that level (half
+ * the level's effective size; eight times the last cache's for memory; n at most BENCH_CHECK_MAX_N, and memory is not
+ * checked when that is less than 4x the last cache; the SELL matrices there plain, with non-temporal y stores, as
+ * memory-bound matrices of 2 M rows run, since the compressed forms would put the data in the last cache). Each rule is
+ * scored by the library's model (spmv_model_crs / spmv_model_sell) at its own upstream bandwidth, calibrated on the
+ * read-only stream with the rules already chosen below; the error is the mean |log(predicted/measured)| over the three
+ * kernels, and bench_check_choose picks the rule. For memory each rule's bandwidth is then fitted on the three kernels
+ * (bench_min_log, between a quarter of the stream's and the stream's): a core that stores y while it reads gets less
+ * than the read-only stream's bandwidth (Zen 5 VM 2026-12-06: 22-31 GB/s read with one store per 2-16 loads against 39
+ * for the read alone, a scratch program). Level by level from L2 outwards. */
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -115,7 +113,8 @@ static double check_fit_error(double bw, void *arg)
 static void check_predict(const spmv_machine *work, int L, const spmv_crs *A, spmv_sell *const *S, bench_check *c)
 {
     for (int k = 0; k < BENCH_CHECK_KERNELS; k++)
-        snprintf(c->kernel[L][k], sizeof c->kernel[L][k], "%s", k ? spmv_sell_kernel_name(S[k]) : spmv_crs_kernel_name(A));
+        snprintf(c->kernel[L][k], sizeof c->kernel[L][k], "%s",
+                 k ? spmv_sell_kernel_name(S[k]) : spmv_crs_kernel_name(A));
     for (int q = 0; q < 3; q++) {
         if (!(c->bw[L][q] > 0)) continue; /* the stream could not calibrate this rule */
         check_fit f = {*work, L, A, S, c->meas[L], {0}};
@@ -228,7 +227,8 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
         bench_fit_level_bw(r, fit, rule, bw, L, c->bw[L]);
         for (int q = 0; q < 3; q++) c->stream_bw[L][q] = c->bw[L][q];
         if (L == m->nlevels - 1) {
-            if (350.0 * n * n * n < 4.0 * (double)level_size(&m->level[L - 1])) { /* capped at BENCH_CHECK_MAX_N: mostly in the last cache */
+            /* capped at BENCH_CHECK_MAX_N: mostly in the last cache */
+            if (350.0 * n * n * n < 4.0 * (double)level_size(&m->level[L - 1])) {
                 if (log) fprintf(log, "SpMV check of %s skipped: HPCG %d^3 is less than 4x the last cache\n",
                                  m->level[L].name, n);
                 if (c->bw[L][c->rule[L]] > 0) work.level[L].upstream_bw = c->bw[L][c->rule[L]];
