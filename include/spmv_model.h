@@ -218,9 +218,9 @@ typedef struct spmv_alpha {
     double sampled;    /**< fraction of the accesses simulated and counted (1 = exact) */
     int streams;       /**< 1: the matrix, row/chunk offsets and y went through the cache with x (they compete) */
     double seq;        /**< share of the missed x lines (of the counted ones when sampled) that continue a stream: a
-                          neighbouring line (line - 1 or line + 1) was among the last 16 x lines missed, so a hardware
-                          prefetcher's stream fetches it ahead (a stencil's planes re-read in order); the rest come at
-                          random. In [0, 1]; 0 when nothing missed */
+                          neighbouring line (line - 1 or line + 1) was among the last 16 x lines the same thread
+                          missed, so a hardware prefetcher's stream fetches it ahead (x read in order, a stencil's
+                          planes re-read in order); the rest come at random. In [0, 1]; 0 when nothing missed */
 } spmv_alpha;
 
 /** Simulate the x accesses of the kernel, in its access order, through an LRU cache of cache_bytes bytes with
@@ -459,8 +459,9 @@ typedef struct spmv_model {
                                         clock where the driver starts a team (nthreads > 1 and at least 2 x
                                         SPMV_MIN_WORK_PER_THREAD entries of work), else 0 */
     double x_random_lines;           /**< lines of x per row that miss the private caches beyond x read once at
-                                        random: (1 - x_random_seq) (alpha at the first level beyond the private
-                                        caches - alpha_min) N_nzr 8 / cacheline (0 where
+                                        random: min(alpha - alpha_min, (1 - x_random_seq) alpha) N_nzr 8 / cacheline
+                                        with alpha at the first level beyond the private caches (the misses that
+                                        continue no stream, at most those beyond x read once; 0 where
                                         the machine has no xrand_ns for the kernel's x access, or with a fixed
                                         alpha, spmv_model_opts.alpha) */
     double x_random_cy;              /**< cy per row those lines add to ecm.T_data of the levels beyond the private
@@ -469,7 +470,7 @@ typedef struct spmv_model {
                                         x access the loads count (a gather's share, the emulated gather's share,
                                         a scalar load); their bytes
                                         leave those levels' ecm.T_xfer (ecm.bytes_per_row and Bc keep them) */
-    double x_random_seq;             /**< the share of those misses beyond x read once that continue a stream
+    double x_random_seq;             /**< the share of x's misses that continue a stream
                                         (spmv_alpha.seq at the first level beyond the private caches): they stay
                                         transfers, fetched ahead by the hardware's prefetcher */
 } spmv_model;

@@ -559,15 +559,23 @@ static void test_alpha_lru_exact(void)
 }
 
 /* x misses that continue a stream (spmv_alpha.seq): a miss whose neighbouring line (line - 1 or + 1) is among the last
- * 16 x lines missed. Rows of one entry each; a cache of 2 lines, so every new line misses:
+ * 16 x lines the same thread missed. Rows of one entry each; a cache of 2 lines, so every new line misses:
  *  - one stream, lines 0, 1, ..., 79: 80 misses, all but the first continue it (79 / 80);
  *  - lines 0, 2, ..., 78, then 1, 3, ..., 79: no miss continues one (the neighbours of an odd line missed 40 misses
  *    earlier, beyond the 16 tracked);
  *  - k streams interleaved (stream s at lines 1000 s + j, j = 0..39): with k = 2 all but the k first misses continue
  *    theirs; with k = 17 a stream's previous line missed 17 misses earlier: none;
  *  - descending, lines 79, 78, ..., 0: 79 / 80 (line + 1);
- * and the model counts only the others at random (x_random_lines = (1 - seq) (alpha - alpha_min) N_nzr 8 / 64 at the
- * Zen 5 file's L3): two ascending streams over 2.5 MiB of x read twice (x misses L2 twice) have none at random. */
+ *  - x read in order (lines 0..199) and from row 100 on a re-read after each line, of line 37 i mod 50 (never next to
+ *    one of the last 16 missed): 300 misses, the 199 in order continue the stream, the 100 re-reads not;
+ *  - two threads sharing the cache, rows interleaved, each 9 streams of 20 lines read twice: with a ring per thread
+ *    all but each stream's first line of each sweep continue theirs (342 / 360); one ring for both would hold 8 of
+ *    each thread's misses, fewer than its 9 streams: none;
+ *  - sampled (a budget of 2000 accesses for 40000 lines in one stream, read twice): the windows' misses all
+ *    continue it (each window's warm-up fills the ring);
+ * and the model counts at random at most those that continue no stream, min(alpha - alpha_min, (1 - seq) alpha), at
+ * the Zen 5 file's L3 (alpha at L2): two ascending streams over 2.5 MiB of x read twice have (1 - seq) 8 = 3 / 10240
+ *    of alpha at random, 3 / 81920 lines per row. */
 static spmv_crs *lines_crs(const int32_t *lines, int32_t n, int32_t cols)
 {
     int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
@@ -588,19 +596,54 @@ static void test_alpha_streams(void)
     int32_t L[17 * 40];
     spmv_alpha a;
     const struct { int kind, k; int32_t n; double seq; } cases[] = {
-        {0, 1, 80, 79.0 / 80}, {1, 0, 80, 0.0}, {2, 2, 80, 78.0 / 80}, {2, 17, 17 * 40, 0.0}, {3, 1, 80, 79.0 / 80}};
+        {0, 1, 80, 79.0 / 80}, {1, 0, 80, 0.0},          {2, 2, 80, 78.0 / 80}, {2, 17, 17 * 40, 0.0},
+        {3, 1, 80, 79.0 / 80}, {4, 0, 300, 199.0 / 300}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const int32_t n = cases[c].n;
         for (int32_t i = 0; i < n; i++)
             L[i] = cases[c].kind == 0   ? i
                    : cases[c].kind == 1 ? (i < n / 2 ? 2 * i : 2 * (i - n / 2) + 1)
                    : cases[c].kind == 2 ? 1000 * (i % cases[c].k) + i / cases[c].k
-                                        : n - 1 - i;
+                   : cases[c].kind == 3 ? n - 1 - i
+                   : i < 100            ? i
+                   : (i - 100) % 2      ? (37 * (100 + (i - 100) / 2)) % 50
+                                        : 100 + (i - 100) / 2;
         spmv_crs *A = lines_crs(L, n, 8 * 17000);
         CU_ASSERT_PTR_NOT_NULL_FATAL(A);
         CU_ASSERT_EQUAL(spmv_crs_alpha(A, 128, 64, 0, 1, 1, &a), SPMV_OK);
         CU_ASSERT_EQUAL(a.misses, n);
         CU_ASSERT_DOUBLE_EQUAL(a.seq, cases[c].seq, EXACT);
+        spmv_crs_free(A);
+    }
+    /* two threads sharing the cache: thread t's rows are the first or second half */
+    {
+        int32_t T2[720];
+        for (int32_t i = 0; i < 720; i++) {
+            const int32_t t = i / 360, k = i % 180;
+            T2[i] = 100000 * t + 1000 * (k % 9) + k / 9;
+        }
+        spmv_crs *A = lines_crs(T2, 720, 8 * 110000);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(A);
+        CU_ASSERT_EQUAL(spmv_crs_alpha(A, 128, 64, 0, 2, 2, &a), SPMV_OK);
+        CU_ASSERT_EQUAL(a.misses, 720);
+        CU_ASSERT_DOUBLE_EQUAL(a.seq, 684.0 / 720, EXACT);
+        CU_ASSERT_EQUAL(spmv_crs_alpha(A, 128, 64, 0, 2, 1, &a), SPMV_OK); /* private caches: the same */
+        CU_ASSERT_DOUBLE_EQUAL(a.seq, 684.0 / 720, EXACT);
+        spmv_crs_free(A);
+    }
+    /* sampled */
+    {
+        int32_t *S2 = malloc(80000 * sizeof *S2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(S2);
+        for (int32_t i = 0; i < 80000; i++) S2[i] = i % 40000;
+        spmv_crs *A = lines_crs(S2, 80000, 8 * 40000);
+        free(S2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(A);
+        spmv_alpha_opts ao = spmv_alpha_opts_default();
+        ao.max_accesses = 2000;
+        CU_ASSERT_EQUAL(spmv_crs_alpha_ex(A, 128, 64, 0, 1, 1, &ao, &a), SPMV_OK);
+        CU_ASSERT(a.sampled < 0.1);
+        CU_ASSERT_DOUBLE_EQUAL(a.seq, 1.0, EXACT);
         spmv_crs_free(A);
     }
     /* the model: two streams over 2 x 20480 lines (2.5 MiB of x), the whole sweep twice */
@@ -624,9 +667,9 @@ static void test_alpha_streams(void)
      * line, 20480, continues the 20479 that stream 0 missed last) */
     CU_ASSERT_DOUBLE_EQUAL(md.alpha_level[2].seq, (n - 3.0) / n, EXACT);
     CU_ASSERT_DOUBLE_EQUAL(md.x_random_seq, md.alpha_level[2].seq, EXACT);
-    const double lines = (1.0 - md.x_random_seq) * (8.0 - 4.0) * md.nzr * 8.0 / 64.0;
+    const double lines = fmin(8.0 - 4.0, (1.0 - md.x_random_seq) * 8.0) * md.nzr * 8.0 / 64.0;
+    CU_ASSERT_DOUBLE_EQUAL(md.x_random_lines, 3.0 / n, 1e-12); /* (3 / n) 8 alpha, N_nzr 1, 8 / 64 */
     CU_ASSERT_DOUBLE_EQUAL(md.x_random_lines, lines, 1e-12);
-    CU_ASSERT(md.x_random_lines < 1e-4);
     spmv_crs_free(A);
 }
 
@@ -1124,9 +1167,11 @@ static void test_random_x(void)
         const double amin = (double)cols / (double)A->nnz, a2 = m1.alpha_level[2].alpha, nzr = m1.nzr;
         /* random columns: most accesses miss L2, hardly any continuing a stream (a neighbour among the last 16
          * misses: about 32 / x's lines) */
-        const double rnd = 1.0 - m1.alpha_level[2].seq;
-        CU_ASSERT(rnd > 0.99 && rnd <= 1.0);
-        const double lines = a2 > amin ? rnd * (a2 - amin) * nzr * 8.0 / 64.0 : 0.0;
+        const double seq = m1.alpha_level[2].seq;
+        CU_ASSERT(seq >= 0 && seq < 0.01);
+        /* at most those beyond x read once, at most those that continue no stream */
+        const double ra = fmin(a2 - amin, (1.0 - seq) * a2);
+        const double lines = ra > 0 ? ra * nzr * 8.0 / 64.0 : 0.0;
         CU_ASSERT(lines > 1.0);
         CU_ASSERT_DOUBLE_EQUAL(m1.x_random_lines, lines, 1e-12 * lines);
         const double incore = v == 0 ? m.scalar_load_rthroughput : v == 1 ? m1.gather_cy / 8 : m.emul_gather_rthroughput / 8;
@@ -1140,7 +1185,8 @@ static void test_random_x(void)
         for (int i = 1; i < 4; i++) {
             double bi = spmv_traffic_bytes(&m1.traffic, m1.stored, m1.nnz, m1.rows, nch, m1.alpha_level[i].alpha) /
                         (double)m1.rows;
-            const double xb = i >= 2 ? rnd * 8.0 * (m1.alpha_level[i].alpha - amin) * nzr : 0.0;
+            const double ai = m1.alpha_level[i].alpha, rai = fmin(ai - amin, (1.0 - seq) * ai);
+            const double xb = i >= 2 && rai > 0 ? 8.0 * rai * nzr : 0.0;
             if (xb > 0) bi -= xb;
             const double w = bi < 8.0 ? bi : 8.0;
             lp.rd[i] = bi - w, lp.wr[i] = w;

@@ -247,8 +247,11 @@ static const int32_t *item_cols(const stream *s, int32_t i, int64_t *off)
 }
 
 /* simulation state: the cache, the line-id bases of the streams, the per-stream last lines, the counts */
-/* x misses whose neighbouring line (line - 1 or line + 1) is among the last SIM_STREAMS x lines missed continue a
- * stream that a hardware prefetcher follows (a stencil's planes, re-read in order); the others come at random */
+/* x misses whose neighbouring line (line - 1 or line + 1) is among the last SIM_STREAMS x lines the same thread missed
+ * continue a stream that a hardware prefetcher follows (a stencil's planes, re-read in order); the others come at
+ * random. Counted over all x misses: a sample's window cannot tell a re-read from a first read when the line was read
+ * before its warm-up (HPCG 128^3's planes lie 442 000 entries apart), so the model takes the lines at random as at most
+ * (1 - seq) alpha (ecm.c) */
 enum { SIM_STREAMS = 16 };
 
 typedef struct sim {
@@ -264,8 +267,10 @@ typedef struct sim {
     int64_t xmiss;             /* x misses counted */
     int64_t first, reuse_miss; /* counted x accesses whose line is new in the window; misses among the others */
     int64_t xseq;              /* counted x misses that continue a stream (see sim_item) */
-    int64_t recent[SIM_STREAMS]; /* the last x lines missed, a ring (-2: none) */
-    int nrecent;               /* next slot of the ring */
+    int64_t *recent;           /* per thread of a group a ring of the last SIM_STREAMS x lines it missed (-2: none):
+                                  a prefetcher is a core's */
+    int32_t *nrecent;          /* per thread the ring's next slot */
+    int32_t rings, ring;       /* threads of a group; the one whose row is simulated */
 } sim;
 
 static inline void touch(sim *m, int64_t line, int64_t *last)
@@ -276,11 +281,11 @@ static inline void touch(sim *m, int64_t line, int64_t *last)
     lru_access(&m->c, line);
 }
 
-/* no x line missed lately (a new thread's part or a sample's window) */
+/* no x line missed yet (a group's cold cache, a sample's warm-up) */
 static void sim_forget(sim *m)
 {
-    for (int j = 0; j < SIM_STREAMS; j++) m->recent[j] = -2;
-    m->nrecent = 0;
+    for (int64_t j = 0; j < (int64_t)m->rings * SIM_STREAMS; j++) m->recent[j] = -2;
+    for (int32_t r = 0; r < m->rings; r++) m->nrecent[r] = 0;
 }
 
 /* the accesses of row/chunk i */
@@ -307,9 +312,10 @@ static void sim_item(sim *m, const stream *s, int32_t i)
         const int miss = m->c.misses != before;
         int seq = 0;
         if (miss) {
-            for (int j = 0; j < SIM_STREAMS; j++) seq |= m->recent[j] == line - 1 || m->recent[j] == line + 1;
-            m->recent[m->nrecent] = line;
-            m->nrecent = (m->nrecent + 1) % SIM_STREAMS;
+            int64_t *r = m->recent + (int64_t)m->ring * SIM_STREAMS;
+            for (int j = 0; j < SIM_STREAMS; j++) seq |= r[j] == line - 1 || r[j] == line + 1;
+            r[m->nrecent[m->ring]] = line;
+            m->nrecent[m->ring] = (m->nrecent[m->ring] + 1) % SIM_STREAMS;
         }
         if (!m->counting) continue;
         m->xacc++;
@@ -348,6 +354,7 @@ static void sim_interleaved(sim *m, const stream *s, int32_t g, const int32_t *f
         for (int32_t j = 0; j < g; j++) {
             if (cur[j] >= to[j]) continue;
             active = 1;
+            m->ring = j < m->rings ? j : 0;
             sim_item(m, s, cur[j]++);
         }
     }
@@ -402,7 +409,10 @@ static spmv_status simulate(const char *fn, stream s, int64_t cache_bytes, int32
     uint8_t *seen = exact ? NULL : spmv__malloc((size_t)((xlines + 7) / 8));
     sim m;
     memset(&m, 0, sizeof m);
-    if (!part || !cur || !from || !to || !wend || (!exact && !seen)) {
+    m.rings = exact ? shared_by : 1;
+    m.recent = spmv__malloc((size_t)m.rings * SIM_STREAMS * sizeof *m.recent);
+    m.nrecent = spmv__malloc((size_t)m.rings * sizeof *m.nrecent);
+    if (!part || !cur || !from || !to || !wend || (!exact && !seen) || !m.recent || !m.nrecent) {
         st = spmv__error(SPMV_ERR_NOMEM, "%s: out of memory", fn);
         goto done;
     }
@@ -534,6 +544,8 @@ done:
     spmv__free(to);
     spmv__free(wend);
     spmv__free(seen);
+    spmv__free(m.recent);
+    spmv__free(m.nrecent);
     return st;
 }
 

@@ -498,6 +498,14 @@ static int x_gathered(const spmv_kernel_shape *k)
     return k->width > 1 && k->x != SPMV_X_SCALAR && k->x != SPMV_X_EMUL;
 }
 
+/* the part of alpha from x's misses at random: those that continue no stream ((1 - seq) alpha), at most those beyond x
+ * read once (alpha - amin); never negative */
+static double random_alpha(double alpha, double amin, double seq)
+{
+    const double extra = alpha - amin, rnd = (1.0 - seq) * alpha, a = rnd < extra ? rnd : extra;
+    return a > 0 ? a : 0.0;
+}
+
 /* cy of an element of x at a random line for the kernel's x access (hardware gather: xrand_ns[0], scalar loads and
  * the emulated gather: [1]) at x's size xbytes: linear in log2(size) between the measured 4, 16, 64, 256 MiB,
  * constant beyond them; 0 where the machine lacks a point */
@@ -682,18 +690,18 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     const double bmem = b[n - 1]; /* the memory's bytes per row, x's random lines included (the code balance's) */
     if (tx > 0 && p + 1 < n) {
         const double amin = r.alpha_level[p + 1].alpha_min; /* x read once: cols / nnz */
-        const double extra = r.alpha_level[p + 1].alpha - amin;
-        /* the share of those that come at random: the misses that continue a stream (a stencil's planes, re-read
-         * in order: HPCG 192^3 has 0.25 such lines per row, at its 54 MiB x's random-line time 2.9 cy per row,
-         * while it runs as fast per row as 128^3, Zen 5 VM 2026-12-06) are fetched ahead and stay transfers */
-        const double rnd = 1.0 - r.alpha_level[p + 1].seq;
-        r.x_random_seq = r.alpha_level[p + 1].seq;
-        r.x_random_lines = extra > 0 ? rnd * extra * r.nzr * 8.0 / (double)line : 0.0;
+        /* of those the ones at random: the misses that continue a stream (x read in order, a stencil's planes re-read
+         * in order: HPCG 192^3 has 0.25 such lines per row, at its 54 MiB x's random-line time 2.9 cy per row, while
+         * it runs as fast per row as 128^3, Zen 5 VM 2026-12-06) are fetched ahead and stay transfers; the others are
+         * taken as the re-reads, at most all beyond x read once */
+        const double seq = r.alpha_level[p + 1].seq;
+        r.x_random_seq = seq;
+        r.x_random_lines = random_alpha(r.alpha_level[p + 1].alpha, amin, seq) * r.nzr * 8.0 / (double)line;
         const double cost = tx - xelem_cy(m, &r.shape, gcy);
         r.x_random_cy = cost > 0 ? r.x_random_lines * cost : 0.0;
         xr_from = p + 1;
         for (int i = p + 1; i < n; i++) {
-            const double xb = rnd * 8.0 * (r.alpha_level[i].alpha - amin) * r.nzr;
+            const double xb = 8.0 * random_alpha(r.alpha_level[i].alpha, amin, seq) * r.nzr;
             if (xb > 0) b[i] = b[i] - xb > 0 ? b[i] - xb : 0.0;
         }
     }
@@ -857,9 +865,9 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
     if (md->gather_cy > 0)
         put(o, "%s  x access %.3g cy per vector (%s%.3g cache lines per gather)\n", prefix, md->gather_cy,
             k->x == SPMV_X_EMUL ? "emulated, independent of the " : "", md->lines_per_gather);
-    if (md->x_random_lines > 0 || md->x_random_seq > 0)
+    if (md->x_random_lines > 0)
         put(o, "%s  x at random: %.3g lines per row miss the private caches beyond x read once at random (%.0f %% of "
-            "the misses continue a stream and stay transfers), %.3g cy per row at the machine's random-x time for x "
+            "x's misses continue a stream and stay transfers), %.3g cy per row at the machine's random-x time for x "
             "of %.3g MiB (their bytes out of the transfers below)\n", prefix, md->x_random_lines,
             100.0 * md->x_random_seq, md->x_random_cy, 8.0 * (double)md->cols / 1048576.0);
     /* ECM in the paper's notation */
