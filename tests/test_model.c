@@ -576,17 +576,28 @@ static void test_alpha_lru_exact(void)
  * and the model counts at random at most those that continue no stream, min(alpha - alpha_min, (1 - seq) alpha), at
  * the Zen 5 file's L3 (alpha at L2): two ascending streams over 2.5 MiB of x read twice have (1 - seq) 8 = 3 / 10240
  *    of alpha at random, 3 / 81920 lines per row. */
-static spmv_crs *lines_crs(const int32_t *lines, int32_t n, int32_t cols)
+/* rows of nz entries each, the columns col (rows * nz of them); NULL when the arrays do not make a matrix */
+static spmv_crs *crs_of_cols(int32_t rows, int32_t cols, int nz, const int32_t *col)
 {
-    int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
-    int32_t *col = malloc((size_t)n * sizeof *col);
+    int64_t *rp = malloc(((size_t)rows + 1) * sizeof *rp);
     spmv_crs *A = NULL;
-    if (rp && col) {
-        for (int32_t i = 0; i <= n; i++) rp[i] = i;
-        for (int32_t i = 0; i < n; i++) col[i] = 8 * lines[i];
-        if (spmv_crs_from_arrays(n, cols, rp, col, NULL, &A)) A = NULL;
+    if (rp) {
+        for (int32_t i = 0; i <= rows; i++) rp[i] = (int64_t)nz * i;
+        if (spmv_crs_from_arrays(rows, cols, rp, col, NULL, &A)) A = NULL;
     }
     free(rp);
+    return A;
+}
+
+/* one entry per row, row i in x's line lines[i] (its first element) */
+static spmv_crs *lines_crs(const int32_t *lines, int32_t n, int32_t cols)
+{
+    int32_t *col = malloc((size_t)n * sizeof *col);
+    spmv_crs *A = NULL;
+    if (col) {
+        for (int32_t i = 0; i < n; i++) col[i] = 8 * lines[i];
+        A = crs_of_cols(n, cols, 1, col);
+    }
     free(col);
     return A;
 }
@@ -1113,18 +1124,15 @@ static void test_gather_lines(void)
  * bytes from memory keep them. Without the table, with a point missing or with a fixed alpha: no charge. */
 static spmv_crs *random_crs(int32_t rows, int32_t cols, int nz, uint64_t s)
 {
-    int64_t *rp = malloc((rows + 1) * sizeof *rp);
     int32_t *col = malloc((size_t)rows * nz * sizeof *col);
     spmv_crs *A = NULL;
-    if (rp && col) {
-        for (int32_t i = 0; i <= rows; i++) rp[i] = (int64_t)nz * i;
+    if (col) {
         for (int64_t e = 0; e < (int64_t)rows * nz; e++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             col[e] = (int32_t)((s >> 33) % (uint64_t)cols);
         }
-        if (spmv_crs_from_arrays(rows, cols, rp, col, NULL, &A)) A = NULL;
+        A = crs_of_cols(rows, cols, nz, col);
     }
-    free(rp);
     free(col);
     return A;
 }

@@ -246,7 +246,6 @@ static const int32_t *item_cols(const stream *s, int32_t i, int64_t *off)
     return s->buf;
 }
 
-/* simulation state: the cache, the line-id bases of the streams, the per-stream last lines, the counts */
 /* x misses whose neighbouring line (line - 1 or line + 1) is among the last SIM_STREAMS x lines the same thread missed
  * continue a stream that a hardware prefetcher follows (a stencil's planes, re-read in order); the others come at
  * random. Counted over all x misses: a sample's window cannot tell a re-read from a first read when the line was read
@@ -254,6 +253,7 @@ static const int32_t *item_cols(const stream *s, int32_t i, int64_t *off)
  * (1 - seq) alpha (ecm.c) */
 enum { SIM_STREAMS = 16 };
 
+/* simulation state: the cache, the line-id bases of the streams, the per-stream last lines, the counts */
 typedef struct sim {
     lru c;
     int sh;                    /* log2(line) */
@@ -354,7 +354,7 @@ static void sim_interleaved(sim *m, const stream *s, int32_t g, const int32_t *f
         for (int32_t j = 0; j < g; j++) {
             if (cur[j] >= to[j]) continue;
             active = 1;
-            m->ring = j < m->rings ? j : 0;
+            m->ring = j; /* g <= rings */
             sim_item(m, s, cur[j]++);
         }
     }
