@@ -18,7 +18,7 @@
 # and every pass's best.
 # The fastest pass against its own ECM prediction is a second error column (CSV: fastest_pass_gflops,
 # ecm_error_fastest_pct) and a second summary line: the machine file holds the host at its best (the best of short
-# windows), and a process here runs at times half as fast for seconds on end while an FMA throughput probe between
+# windows; the random-x table, measured again per matrix and pass, excepted), and a process here runs at times half as fast for seconds on end while an FMA throughput probe between
 # the processes runs at full speed (HPCG 128^3 SELL-8 1 thread, 56 processes in a row on the Zen 5 VM, 2026-12-06
 # 21:06: 11 at 8-11 Gflop/s, the others 14-17.7; CRS after each 2.9 against 4.0, 11 times, 7 of them together). The
 # median stays the measured figure; the fastest pass says how far the model is from the machine it was measured on.
@@ -201,8 +201,8 @@ done
 
 # per point (matrix, variant, threads, in the order measured): the median over the passes of the best, of the median,
 # of the roofline and of the ECM prediction (each pass's at the clock measured in that pass: the in-core time and the
-# caches' GB/s scale with it); a failed pass is "-" in the lists and left out of the medians; a point that failed in
-# every pass is left out of the table
+# caches' GB/s scale with it), and the fastest pass with that pass's ECM prediction; a failed pass is "-" in the
+# lists and left out of the medians and of the fastest; a point that failed in every pass is left out of the table
 echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where,passes_best_gflops,passes_clock_ghz,fastest_pass_gflops,ecm_error_fastest_pct" > "$csv"
 awk -F, '
     function med(list,    a, b, n, m, i, j, x) { # the median of the numbers in list ("-": a failed pass, left out)
