@@ -240,6 +240,19 @@ fi
 has out "ECM      "
 clk=$(awk '/^clock / {print $2; exit}' "$tmp/out")
 if ! awk -v c="$clk" 'BEGIN { exit !(c > 0.2 && c < 10) }'; then echo "FAIL $cur: clock '$clk' GHz"; fail=1; fi
+# with --model, the memory's latency before and after the timing (the host's state): a measurement, its form and a
+# plausible range checked (a load from memory takes more than an L1 hit and less than a millisecond)
+run "bench --model: the memory's latency around the timing" 0 "$bin/spmv-bench" --hpcg 8 --time 0.001 --runs 1 \
+  --machine "$machine" --model
+if ! grep -qE '^memlat   [0-9]+\.[0-9] ns before, [0-9]+\.[0-9] ns after the timing \(pointer chase over 64 MiB' "$tmp/out"; then
+  echo "FAIL $cur: no memlat line with two numbers"; fail=1
+fi
+if ! awk '/^memlat / { ok = $2 > 1 && $2 < 1e6 && $5 > 1 && $5 < 1e6 } END { exit !ok }' "$tmp/out"; then
+  echo "FAIL $cur: memlat out of range: $(grep '^memlat' "$tmp/out")"; fail=1
+fi
+# without --model no pointer chase runs (spmv-bench's usual output stays as it was)
+run "bench without --model: no latency line" 0 "$bin/spmv-bench" --hpcg 8 --time 0.001 --runs 1 --machine "$machine"
+if grep -q '^memlat' "$tmp/out"; then echo "FAIL $cur: memlat printed without --model"; fail=1; fi
 run "tune: the model at the clock of the run" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q
 has out "GHz measured now on "
 has out "(the machine file's 3.04 GHz): the model at the clock now"

@@ -35,6 +35,8 @@ static void usage(FILE *f)
             "  --machine FILE  machine file for the model (default: the newest one spmv-machine wrote\n"
             "                  under $XDG_DATA_HOME/spmv/machines)\n"
             "  --model         print the whole model (alpha, code balance, where the data live, roofline, ECM)\n"
+            "                  and the memory's latency before and after the timing (memlat: a shared host's\n"
+            "                  busy phases raise it)\n"
             "  --auto          SELL parameters recorded by spmv-tune for this matrix and machine (else the model's)\n"
             "  --pmu           count the timed multiply with the PMU: counted Gflop/s, counted flops / (2 nnz) next\n"
             "                  to 1/beta, IPC, top-down level 1, and the events used (libpfm4; one line if absent)\n"
@@ -357,15 +359,25 @@ int main(int argc, char **argv)
         if (S) spmv_sell_set_threads(S, t);
         else spmv_crs_set_threads(A, t);
         const int clk = bm.have && A->nnz > 0; /* the clock for the model, around the timing */
+        /* with --model, the memory's latency before and after (the host's state: on a shared host the kernels ran
+         * at half speed where it rose by a third, see tune_memory_latency_now) */
+        const double lat0 = model ? tune_memory_latency_now() : 0.0;
         const double ghz0 = clk ? tune_clock_now(t) : 0.0;
         double tmin, tmax, tmed = tool_time(A, S, x, y, target, (int)runs, &tmin, &tmax);
         const double ghz1 = clk ? tune_clock_now(t) : 0.0;
+        const double lat1 = model ? tune_memory_latency_now() : 0.0;
         const double ghz = ghz0 > 0 && ghz1 > 0 ? 0.5 * (ghz0 + ghz1) : 0.0;
         double gflops = tmed > 0 ? 2.0 * A->nnz / tmed * 1e-9 : 0;
         printf("threads  %d\n", t);
         printf("time     %ld runs of >= %g s: median %.4g ms per SpMV (min %.4g, max %.4g)\n", runs, target,
                tmed * 1e3, tmin * 1e3, tmax * 1e3);
         printf("perf     %.3f Gflop/s, %.2f GB/s\n", gflops, tmed > 0 ? bytes / tmed * 1e-9 : 0);
+        if (lat0 > 0 && lat1 > 0)
+            printf("memlat   %.1f ns before, %.1f ns after the timing (pointer chase over %zu MiB, one thread: the "
+                   "memory's latency at this run; a shared host's busy phases raise it)\n",
+                   lat0, lat1, TUNE_LATENCY_BYTES >> 20);
+        else if (model)
+            printf("memlat   not measured (no memory for the pointer chase)\n");
         print_bytes_check(&bm, t, A->nnz, bytes, tmed);
         if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops, ghz)) goto done;
         if (pmu) { /* no counters: one line, then no more tries */

@@ -620,6 +620,33 @@ int tune_machine_get(const char *prog, const char *path, int run, double max_s, 
     return 0;
 }
 
+double tune_memory_latency_now(void)
+{
+    static void *buf, *at;
+    static int64_t nodes;
+    if (!buf) {
+        if (!(buf = bench_alloc(TUNE_LATENCY_BYTES))) return 0.0;
+        nodes = bench_chase_init(buf, TUNE_LATENCY_BYTES, 64, 0x5eed1a7);
+        if (nodes < 1) {
+            bench_free(buf);
+            buf = NULL;
+            return 0.0;
+        }
+        at = bench_chase_run(buf, 1 << 14); /* warm the TLB and the page tables */
+    }
+    double ns[3];
+    const int64_t steps = 1 << 16;
+    for (int w = 0; w < 3; w++) {
+        const double t0 = bench_now();
+        at = bench_chase_run(at, steps);
+        ns[w] = (bench_now() - t0) / (double)steps * 1e9;
+    }
+    /* the median of the three windows */
+    const double lo = fmin(ns[0], fmin(ns[1], ns[2])), hi = fmax(ns[0], fmax(ns[1], ns[2]));
+    const double med = ns[0] + ns[1] + ns[2] - lo - hi;
+    return at && med > 0 && isfinite(med) ? med : 0.0;
+}
+
 /* The core clock now on t threads, GHz: each thread the best of 5 windows of spmv-machine's add chain (about 0.5 ms
  * each), the slowest thread's (at a barrier the team waits for it). 0 where it cannot be measured. */
 double tune_clock_now(int t)
