@@ -1,9 +1,12 @@
 /* host-phases: is a slow SpMV process the host's doing? One process times, in 6 rounds, the memory's latency (a
  * pointer chase over 64 MiB), independent random loads over 512 MiB (memory-level parallelism), a read-only stream over
- * 512 MiB and the SELL-8-1 multiply of HPCG 128^3 (the library's default kernel, 1 thread), each round's best of a few
+ * 512 MiB and the SELL-8-1 multiply of HPCG 128^3 (the kernel the library picks for C = 8, 1 thread), each round's
+ * best of a few
  * windows, one line per round. Run it as separate processes in a row and compare the processes: on the Zen 5 VM whole
  * processes ran the multiply at half speed for seconds while the stream lost 15-25 % and the latency rose by a fifth
- * to a third (BENCHMARKS.md, "AMD EPYC (Zen 5) VM, 2026-12-06 23:41-"). Not built by CMake (a diagnostic, not a tool):
+ * to a third (BENCHMARKS.md, "AMD EPYC (Zen 5) VM, 2026-12-06 23:41-"). Its chase (8-byte nodes in plain malloc'd
+ * memory, 4 KiB pages) is not spmv-bench's memlat (one node per line on huge pages): compare each within itself.
+ * Not built by CMake (a diagnostic, not a tool):
  *
  *   cc -O3 -march=native -Iinclude bench/host-phases.c -Lbuild -lspmv -Wl,-rpath,$PWD/build -o build/host-phases
  *   for i in $(seq 40); do build/host-phases; done

@@ -360,7 +360,7 @@ int main(int argc, char **argv)
         else spmv_crs_set_threads(A, t);
         const int clk = bm.have && A->nnz > 0; /* the clock for the model, around the timing */
         /* with --model, the memory's latency before and after (the host's state: on a shared host the kernels ran
-         * at half speed where it rose by a third, see tune_memory_latency_now) */
+         * at half speed where it rose by a fifth to a third, see tune_memory_latency_now) */
         const double lat0 = model ? tune_memory_latency_now() : 0.0;
         const double ghz0 = clk ? tune_clock_now(t) : 0.0;
         double tmin, tmax, tmed = tool_time(A, S, x, y, target, (int)runs, &tmin, &tmax);

@@ -623,11 +623,9 @@ int tune_machine_get(const char *prog, const char *path, int run, double max_s, 
 double tune_memory_latency_now(void)
 {
     static void *buf, *at;
-    static int64_t nodes;
     if (!buf) {
         if (!(buf = bench_alloc(TUNE_LATENCY_BYTES))) return 0.0;
-        nodes = bench_chase_init(buf, TUNE_LATENCY_BYTES, 64, 0x5eed1a7);
-        if (nodes < 1) {
+        if (bench_chase_init(buf, TUNE_LATENCY_BYTES, 64, 0x5eed1a7) < 1) {
             bench_free(buf);
             buf = NULL;
             return 0.0;
