@@ -34,9 +34,9 @@ double tune_clock_now(int t);
  * of 3 windows of 2^16 loads (about 15 ms each at 200 ns). Mostly memory's latency, not all of it: a last-level cache
  * of 32 MiB holds part of the 64 MiB (spmv-machine's latency table, 1 GiB, is the memory's figure); a sign of the
  * host's state, not a model parameter. The buffer is built on the first call (about 0.1 s) and kept for the process;
- * call it from one thread only. 0 where it cannot be measured (no memory). On the Zen 5 VM the SpMV kernels ran at half speed
- * in processes where this rose by a fifth to a third (BENCHMARKS.md, 2026-12-06 23:41-): spmv-bench --model prints
- * it before and after the timing, so that such a run can be told from the machine's usual state. */
+ * call it from one thread only. 0 where it cannot be measured (no memory). On the Zen 5 VM the SpMV kernels ran at
+ * half speed in processes where this rose by a fifth to a third (BENCHMARKS.md, 2026-12-06 23:41-): spmv-bench
+ * --model prints it before and after the timing, so that such a run can be told from the machine's usual state. */
 #define TUNE_LATENCY_BYTES ((size_t)64 << 20)
 double tune_memory_latency_now(void);
 
