@@ -128,6 +128,21 @@ typedef struct spmv_machine {
                                               2 cores of the AMD EPYC VM; OpenMP regions 2.8 us there, 1-1.5 us on
                                               the 2-core Intel Xeon VM), the same figure for every thread count.
                                               0 = not measured: nothing added */
+    double len_branch_miss_cy;  /**< cy per changed outcome of a branch that follows the row's (SELL: the chunk's)
+                                   length (spmv_kernel_shape.len_branch): a mispredicted loop exit or remainder branch
+                                   and the work it throws away. spmv-machine: the library's CRS kernel on two
+                                   matrices of the same rows, lengths at random and sorted (one change per length),
+                                   their time difference per row over the difference of their changes per row
+                                   (spmv_len_branch_changes), at the largest of 2^10..2^17 rows; Zen 5 VM: about
+                                   25 cy. 0 = not measured: nothing charged (the paper's A64FX file) */
+    double len_branch_rows_learned; /**< rows (SELL: chunks) per core up to which the branch predictor learns the
+                                   length branches' whole sequence over repeated multiplies, none mispredicted: the
+                                   largest size of that sweep whose cost per change is below 10 % of the largest
+                                   size's (Zen 5 VM: 8192 rows; at 16384 about 60 % of the cost, from 32768 on all
+                                   of it). 0 = not measured: every change mispredicts */
+    double len_branch_rows_missed; /**< the smallest size above it whose cost is 90 % or more of the largest's; between
+                                   the two the share of changes that mispredict rises linearly in log2(rows) from 0 to
+                                   1 (spmv_model.len_branch_share) */
     double xrand_ns[2][SPMV_XRAND_POINTS]; /**< ns per element of x at a uniformly random cache line, with x of
                                               4 << 2i MiB (4, 16, 64, 256 MiB), as a SpMV entry reads it: index load,
                                               x access, value load and multiply over an index and a value stream
@@ -287,6 +302,21 @@ SPMV_API spmv_status spmv_code_balance(const spmv_traffic *t, double nzr, double
  * TRIAD bandwidth: 4 * 210 / 6.52 = 129 Gflop/s (Sect. IV). Errors: SPMV_ERR_ARG. */
 SPMV_API spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops);
 
+/** Length branches a kernel shape declares at most (spmv_kernel_shape.len_branch). */
+#define SPMV_SHAPE_BRANCHES 4
+
+/** A branch of a kernel's loop over a row (CRS) or a chunk (SELL) whose outcome follows that row's (chunk's) length
+ * len: it goes one way until q(len) = len / div (mod == 0: a loop of len / div trips, its exit) or q(len) = (len / div)
+ * % mod (a remainder switch or an odd-entry test), integer division. A branch predictor learns a q that repeats from
+ * row to row and mispredicts, in the model, each time q differs from the previous row's (chunk's): on irregular
+ * matrices once per row and branch (the power-law matrix: 0.67 of the rows change len / 4, 0.74 len % 4).
+ * div == 0: no branch (the rest of the array). */
+typedef struct spmv_len_branch {
+    int32_t div; /**< >= 1 entries (SELL: chunk columns) per step of the quantity; 0: unused */
+    int32_t mod; /**< 0: the quotient itself; >= 1: its remainder modulo mod (1: always 0, never a change: a loop
+                    unrolled by 1 has no remainder) */
+} spmv_len_branch;
+
 /** Loop structure of a kernel, for the in-core part of the ECM model. Every kernel declares it next to its traffic
  * (src/kernels/FAMILY/); spmv_crs_kernel_shape / spmv_sell_kernel_shape give that of a built matrix. */
 typedef struct spmv_kernel_shape {
@@ -304,12 +334,23 @@ typedef struct spmv_kernel_shape {
                         bytes; the emulated gather loads 4 offsets per 8-byte load) */
     int vidx;        /**< 1: a matrix's value indices (spmv_sell.val8) are read instead of its values: per vector of
                         entries a load of width bytes and a table lookup (AVX-512: vpmovzxbq + vpermt2pd) */
+    spmv_len_branch len_branch[SPMV_SHAPE_BRANCHES]; /**< the branches of the row (chunk) loop that follow its length
+                        (prefetch loops, the unrolled loop, remainders); all div 0: none declared, nothing charged */
 } spmv_kernel_shape;
 
 /** The shape of the kernel A (S) runs, C filled in from the matrix and a run-time vector length (SVE) resolved.
  * Errors: SPMV_ERR_ARG (NULL). */
 SPMV_API spmv_status spmv_crs_kernel_shape(const spmv_crs *A, spmv_kernel_shape *k);
 SPMV_API spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shape *k);
+
+/** Changes of the length branches k declares over a sequence of n lengths (rows of a CRS matrix, chunk lengths of a
+ * SELL one): the sum over the branches of the share of the lengths i = 1..n-1 whose q (spmv_len_branch) differs from
+ * that of length i-1, so branch mispredicts per row (chunk) in the model. 0 for n < 2 or no declared branch.
+ * len: n lengths (a SELL matrix's chunklen, nchunks entries); spmv_crs_len_branch_changes: the row lengths of A (from
+ * rowptr, A->rows rows). Cost O(n) per branch. Errors: SPMV_ERR_ARG (NULL; len NULL with n > 0; n < 0; a branch with
+ * div < 0 or mod < 0). */
+SPMV_API spmv_status spmv_len_branch_changes(const spmv_kernel_shape *k, const int32_t *len, int64_t n, double *changes);
+SPMV_API spmv_status spmv_crs_len_branch_changes(const spmv_kernel_shape *k, const spmv_crs *A, double *changes);
 
 /** ECM prediction (Sect. III and IV), all times in cycles per row (for SELL: per chunk divided by C).
  * In-core (data in L1), for rows of nzr nonzeros (CRS: nv = ceil(nzr/width) vector iterations; SELL: chunk
@@ -470,6 +511,17 @@ typedef struct spmv_model {
                                         x access the loads count (a gather's share, the emulated gather's share,
                                         a scalar load); their bytes
                                         leave those levels' ecm.T_xfer (ecm.bytes_per_row and Bc keep them) */
+    double len_branch_changes;       /**< changes of the length branches per row: CRS spmv_crs_len_branch_changes,
+                                        SELL the chunks' over C, for the kernel's declared len_branch (those of a
+                                        hybrid's CRS part per its rows added) */
+    double len_branch_share;         /**< the share of them that mispredict: 0 up to the machine's
+                                        len_branch_rows_learned rows (SELL: chunks) per thread, 1 from
+                                        len_branch_rows_missed on, linear in log2 between (1 when the machine lacks
+                                        the two sizes) */
+    double len_branch_cy;            /**< cy per row they cost: len_branch_changes * len_branch_share * the
+                                        machine's len_branch_miss_cy, added to the in-core non-overlapping time
+                                        (ecm.T_load: the loads behind a mispredicted branch wait for it); 0 without
+                                        that measurement */
     double x_random_seq;             /**< the share of x's misses that continue a stream
                                         (spmv_alpha.seq at the first level beyond the private caches): they stay
                                         transfers, fetched ahead by the hardware's prefetcher */

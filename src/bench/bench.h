@@ -367,6 +367,14 @@ double bench_min_log(double (*f)(double x, void *arg), void *arg, double lo, dou
  * beat the one preferred before it by more than BENCH_CHECK_MARGIN; preference: the streams' rule, a64fx-partial,
  * full, none. The streams' rule when none is available. */
 int bench_check_choose(const double err[3], int stream_rule);
+
+/* The length branches' mispredicts (spmv_machine.len_branch_*): the library's CRS kernel on one thread on pairs of
+ * matrices of the same 2^10 .. 2^17 rows of 1-16 entries (x of 8 KiB, in L1), their lengths at random and sorted,
+ * 3 interleaved rounds of the best of 5 timings each: (t_random - t_sorted) per row in cycles at clock_ghz over the
+ * difference of their changes per row (spmv_crs_len_branch_changes of the kernel the library picks). *cy: that at
+ * the most rows; *learned: the most rows below 10 % of it (0: none); *missed: the fewest rows above those at 90 % or
+ * more. All 0 when it cannot run or the cost comes out at 0 or less (a log line says so). */
+void bench_len_branch(double clock_ghz, double *cy, double *learned, double *missed, FILE *log);
 /* HPCG n for the check of level L of m: cbrt(size / 350 B per row), at most BENCH_CHECK_MAX_N (0: L out of range,
  * or a level too small for n >= 4) */
 int bench_check_hpcg_n(const spmv_machine *m, int L);

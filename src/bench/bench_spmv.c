@@ -253,3 +253,107 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
     c->done = 1;
     return 0;
 }
+
+/* ---------------------------------------------------------------------------------------------- length branches */
+
+/* A CRS matrix of `rows` rows of len[i] entries each (at most BENCH_LB_MAXLEN), consecutive columns from a random
+ * start in an x of BENCH_LB_COLS (8 KiB: in L1), one thread */
+enum { BENCH_LB_MINROWS_LOG2 = 10, BENCH_LB_MAXROWS_LOG2 = 17, BENCH_LB_COLS = 1024, BENCH_LB_MAXLEN = 16 };
+static spmv_status lb_matrix(int32_t rows, const int32_t *len, uint64_t seed, spmv_crs **A)
+{
+    int64_t *rp = malloc(sizeof *rp * ((size_t)rows + 1));
+    int32_t *col = malloc(sizeof *col * (size_t)rows * BENCH_LB_MAXLEN);
+    spmv_status st = SPMV_ERR_NOMEM;
+    if (rp && col) {
+        rp[0] = 0;
+        for (int32_t i = 0; i < rows; i++) {
+            const int32_t start = (int32_t)(bench_rand(&seed) % (BENCH_LB_COLS - BENCH_LB_MAXLEN));
+            for (int32_t j = 0; j < len[i]; j++) col[rp[i] + j] = start + j;
+            rp[i + 1] = rp[i] + len[i];
+        }
+        st = spmv_crs_from_arrays(rows, BENCH_LB_COLS, rp, col, NULL, A);
+        if (!st) st = spmv_crs_set_threads(*A, 1);
+    }
+    free(rp);
+    free(col);
+    return st;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* cy per change at `rows` rows (lengths at random against sorted), -1 when it cannot run */
+static double lb_point(int32_t rows, double clock_ghz, int32_t *len, const double *x, double *y, const char **kname)
+{
+    spmv_crs *A[2] = {NULL, NULL};
+    double best[2] = {INFINITY, INFINITY}, ch[2] = {0, 0}, cy = -1;
+    uint64_t s = 0x5eed1e9 + (uint64_t)rows;
+    for (int32_t i = 0; i < rows; i++) len[i] = 1 + (int32_t)(bench_rand(&s) % BENCH_LB_MAXLEN);
+    spmv_status st = lb_matrix(rows, len, 77, &A[0]);
+    qsort(len, (size_t)rows, sizeof *len, cmp_i32); /* the same rows in order of length */
+    if (!st) st = lb_matrix(rows, len, 77, &A[1]);
+    spmv_kernel_shape k;
+    for (int i = 0; i < 2 && !st; i++)
+        if (!(st = spmv_crs_kernel_shape(A[i], &k))) st = spmv_crs_len_branch_changes(&k, A[i], &ch[i]);
+    if (!st && ch[0] > ch[1]) {
+        *kname = spmv_crs_kernel_name(A[0]);
+        for (int round = 0; round < 3; round++) /* interleaved: a host's phase touches both alike */
+            for (int i = 0; i < 2; i++) {
+                const double t = check_time(A[i], NULL, x, y);
+                if (t < best[i]) best[i] = t;
+            }
+        cy = (best[0] - best[1]) * clock_ghz * 1e9 / (double)rows / (ch[0] - ch[1]);
+        if (!isfinite(cy)) cy = -1;
+    }
+    spmv_crs_free(A[0]);
+    spmv_crs_free(A[1]);
+    return cy;
+}
+
+void bench_len_branch(double clock_ghz, double *cy, double *learned, double *missed, FILE *log)
+{
+    enum { NP = BENCH_LB_MAXROWS_LOG2 - BENCH_LB_MINROWS_LOG2 + 1 };
+    const int32_t maxrows = (int32_t)1 << BENCH_LB_MAXROWS_LOG2;
+    int32_t *len = malloc(sizeof *len * (size_t)maxrows);
+    double *x = NULL, *y = NULL, pc[NP];
+    const char *kname = "?";
+    const double t0 = bench_now();
+    *cy = *learned = *missed = 0;
+    spmv_status st = len ? SPMV_OK : SPMV_ERR_NOMEM;
+    if (!st) st = spmv_vec_alloc(BENCH_LB_COLS, &x);
+    if (!st) st = spmv_vec_alloc(maxrows, &y);
+    int ok = !st;
+    if (ok) {
+        for (int32_t i = 0; i < BENCH_LB_COLS; i++) x[i] = 1.0 + (double)(i % 7) / 8.0;
+        for (int p = 0; p < NP && ok; p++) {
+            pc[p] = lb_point((int32_t)1 << (BENCH_LB_MINROWS_LOG2 + p), clock_ghz, len, x, y, &kname);
+            ok = pc[p] > -1;
+        }
+    }
+    if (ok && pc[NP - 1] > 0) {
+        const double c = pc[NP - 1];
+        int lo = -1, hi = NP - 1;
+        while (lo + 1 < NP && pc[lo + 1] <= 0.1 * c) lo++;
+        for (int p = NP - 1; p > lo; p--)
+            if (pc[p] >= 0.9 * c) hi = p;
+        *cy = c;
+        *learned = lo >= 0 ? (double)((int64_t)1 << (BENCH_LB_MINROWS_LOG2 + lo)) : 0.0;
+        *missed = lo >= 0 ? (double)((int64_t)1 << (BENCH_LB_MINROWS_LOG2 + hi)) : 0.0;
+    }
+    if (log) {
+        fprintf(log, "length branches (%s, rows of 1-%d entries at random against sorted, cy per change):", kname,
+                BENCH_LB_MAXLEN);
+        for (int p = 0; ok && p < NP; p++) fprintf(log, " %d rows %.1f", 1 << (BENCH_LB_MINROWS_LOG2 + p), pc[p]);
+        if (*cy > 0)
+            fprintf(log, "; %.1f cy, learned up to %.0f rows, all missed from %.0f (%.1f s)\n", *cy, *learned, *missed,
+                    bench_now() - t0);
+        else
+            fprintf(log, " not measured (%s): not charged\n", st ? spmv_strerror(st) : ok ? "no cost" : "no point");
+    }
+    spmv_vec_free(x);
+    spmv_vec_free(y);
+    free(len);
+}

@@ -187,10 +187,20 @@ static inline int spmv__crs_short_big(const spmv_crs *A) { return spmv__crs_shor
 /* Traffic and shape of the scalar CRS kernels: 12 bytes per entry (8-byte value + 4-byte index), 24 per row (8-byte
  * row offset, y store 8, y write-allocate 8; the paper's N_nzr*(12 + 8 alpha) + 20 assumes 4-byte offsets). */
 #define SPMV_CRS_SCALAR_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 24, .bytes_per_chunk = 0, .flops_per_entry = 2}
-#define SPMV_CRS_SCALAR_SHAPE                                                                                      \
-    {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = SPMV_CRS_SCALAR_ACCS, .x = SPMV_X_SCALAR, .runs = 0}
-#define SPMV_CRS_SHORT_SHAPE                                                                                       \
-    {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = SPMV_CRS_SHORT_ACCS, .x = SPMV_X_SCALAR, .runs = 0}
+/* The length branches (spmv_len_branch): the 4-sum row's loop (len / 4 trips) and its remainder switch (len % 4);
+ * the short row's pair loop (len / 2) and its odd entry (len % 2; the test for 16 or more entries is left out: such
+ * rows are rare where the short kernels run); the -pf kernels' prefetch loops over the row's value lines (len / 8)
+ * and index lines (len / 16) as well. */
+#define SPMV_CRS_SCALAR_BRANCHES {4, 0}, {1, 4}
+#define SPMV_CRS_SHORT_BRANCHES {2, 0}, {1, 2}
+#define SPMV_CRS_PF_BRANCHES {8, 0}, {16, 0}
+#define SPMV_CRS_SHAPE_(ACCS, ...)                                                                                 \
+    {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = ACCS, .x = SPMV_X_SCALAR, .runs = 0,                 \
+     .len_branch = {__VA_ARGS__}}
+#define SPMV_CRS_SCALAR_SHAPE SPMV_CRS_SHAPE_(SPMV_CRS_SCALAR_ACCS, SPMV_CRS_SCALAR_BRANCHES)
+#define SPMV_CRS_SHORT_SHAPE SPMV_CRS_SHAPE_(SPMV_CRS_SHORT_ACCS, SPMV_CRS_SHORT_BRANCHES)
+#define SPMV_CRS_SCALAR_PF_SHAPE SPMV_CRS_SHAPE_(SPMV_CRS_SCALAR_ACCS, SPMV_CRS_SCALAR_BRANCHES, SPMV_CRS_PF_BRANCHES)
+#define SPMV_CRS_SHORT_PF_SHAPE SPMV_CRS_SHAPE_(SPMV_CRS_SHORT_ACCS, SPMV_CRS_SHORT_BRANCHES, SPMV_CRS_PF_BRANCHES)
 
 /* The CRS kernels of a family FAM (avx512, avx2), descriptors SYM4 (crs-FAM: 4 sums), SYM2 (crs-FAM-short: 2 sums,
  * short rows), SYM4P and SYM2P (the same with software prefetch, "-pf", for matrices of SPMV_PREFETCH_BYTES or more),
@@ -226,9 +236,9 @@ static inline int spmv__crs_short_big(const spmv_crs *A) { return spmv__crs_shor
                               .shape = SPMV_CRS_SHORT_SHAPE, .accepts_crs = spmv__crs_short_rows};                \
     const spmv_kernel SYM4P = {.name = "crs-" #FAM "-pf", .arch = ARCH, .crs = crs_##FAM##_pf,                   \
                                .dot = crs_##FAM##_dot, .traffic = SPMV_CRS_SCALAR_TRAFFIC,                        \
-                               .shape = SPMV_CRS_SCALAR_SHAPE, .accepts_crs = spmv__crs_big};                     \
+                               .shape = SPMV_CRS_SCALAR_PF_SHAPE, .accepts_crs = spmv__crs_big};                     \
     const spmv_kernel SYM2P = {.name = "crs-" #FAM "-short-pf", .arch = ARCH, .crs = crs_##FAM##_short_pf,       \
                                .dot = crs_##FAM##_short_pf_dot, .traffic = SPMV_CRS_SCALAR_TRAFFIC,               \
-                               .shape = SPMV_CRS_SHORT_SHAPE, .accepts_crs = spmv__crs_short_big};
+                               .shape = SPMV_CRS_SHORT_PF_SHAPE, .accepts_crs = spmv__crs_short_big};
 
 #endif

@@ -74,6 +74,58 @@ static spmv_status check_shape(const char *fn, const spmv_kernel_shape *k)
         return spmv__error(SPMV_ERR_ARG, "%s: kernel shape width %d and mve %d must be >= 1", fn, k->width, k->mve);
     if (k->x < SPMV_X_AUTO || k->x > SPMV_X_EMUL)
         return spmv__error(SPMV_ERR_ARG, "%s: unknown x access %d in the kernel shape", fn, (int)k->x);
+    for (int b = 0; b < SPMV_SHAPE_BRANCHES; b++)
+        if (k->len_branch[b].div < 0 || k->len_branch[b].mod < 0)
+            return spmv__error(SPMV_ERR_ARG, "%s: length branch %d of the kernel shape: div %d, mod %d (both >= 0)", fn, b,
+                               k->len_branch[b].div, k->len_branch[b].mod);
+    return SPMV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- length branches */
+
+static int64_t len_q(spmv_len_branch b, int64_t len) { return b.mod ? (len / b.div) % b.mod : len / b.div; }
+
+/* lengths from len[i] (rp NULL) or rp[i+1] - rp[i] */
+static int64_t len_at(const int32_t *len, const int64_t *rp, int64_t i) { return rp ? rp[i + 1] - rp[i] : len[i]; }
+
+static double len_changes(const spmv_kernel_shape *k, const int32_t *len, const int64_t *rp, int64_t n)
+{
+    double sum = 0;
+    if (n < 2) return 0.0;
+    for (int b = 0; b < SPMV_SHAPE_BRANCHES; b++) {
+        const spmv_len_branch br = k->len_branch[b];
+        if (br.div < 1) continue;
+        int64_t changed = 0, prev = len_q(br, len_at(len, rp, 0));
+        for (int64_t i = 1; i < n; i++) {
+            const int64_t q = len_q(br, len_at(len, rp, i));
+            changed += q != prev;
+            prev = q;
+        }
+        sum += (double)changed / (double)(n - 1);
+    }
+    return sum;
+}
+
+spmv_status spmv_len_branch_changes(const spmv_kernel_shape *k, const int32_t *len, int64_t n, double *changes)
+{
+    const char *fn = "spmv_len_branch_changes";
+    if (!k || !changes || (!len && n > 0))
+        return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, !k ? "k" : !changes ? "changes" : "len");
+    if (n < 0) return spmv__error(SPMV_ERR_ARG, "%s: n %lld < 0", fn, (long long)n);
+    spmv_status st = check_shape(fn, k);
+    if (st) return st;
+    *changes = len_changes(k, len, NULL, n);
+    return SPMV_OK;
+}
+
+spmv_status spmv_crs_len_branch_changes(const spmv_kernel_shape *k, const spmv_crs *A, double *changes)
+{
+    const char *fn = "spmv_crs_len_branch_changes";
+    if (!k || !A || !changes)
+        return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, !k ? "k" : !A ? "A" : "changes");
+    spmv_status st = check_shape(fn, k);
+    if (st) return st;
+    *changes = len_changes(k, NULL, A->rowptr, A->rows);
     return SPMV_OK;
 }
 
@@ -669,6 +721,28 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
         }
     }
     ic.comp /= (double)r.rows, ic.load /= (double)r.rows, ic.store /= (double)r.rows;
+    /* the branches that follow the row (chunk) lengths: a mispredict each time their outcome changes, unless the
+     * predictor has learned the whole sequence (few rows per core, multiplied again and again), in the
+     * non-overlapping core time (the loads behind a mispredicted branch wait for it). Zen 5 VM 2026-12-07, CRS, 1
+     * thread: a power-law matrix of 32768 rows (N_nzr 12.7) ran at 53 cy per row, one of the same size with every row
+     * of 13 entries at 27 (1.40 changes per row); rajat01 (6833 rows) and pow ran as the model without the term */
+    const double seqlen = (double)(x.A ? r.rows : r.nchunks) / (double)nthreads, lo = m->len_branch_rows_learned,
+                 hi = m->len_branch_rows_missed;
+    r.len_branch_share = !(lo > 0 && hi > 0) ? 1.0 : seqlen <= lo ? 0.0 : seqlen >= hi || hi <= lo ? 1.0
+                         : log2(seqlen / lo) / log2(hi / lo);
+    if (x.A) {
+        r.len_branch_changes = len_changes(&r.shape, NULL, x.A->rowptr, x.A->rows);
+    } else {
+        const spmv_sell *S = x.S;
+        r.len_branch_changes = len_changes(&r.shape, S->chunklen, NULL, S->nchunks) * (double)S->nchunks;
+        if (S->nlong > 0 && S->longptr) {
+            const spmv_kernel_shape ls = spmv__kernel_shape(S->long_kernel ? S->long_kernel : &spmv__k_crs_ref, 0);
+            r.len_branch_changes += len_changes(&ls, NULL, S->longptr, S->nlong) * (double)S->nlong;
+        }
+        r.len_branch_changes /= (double)r.rows;
+    }
+    r.len_branch_cy = r.len_branch_changes * r.len_branch_share * m->len_branch_miss_cy;
+    ic.load += r.len_branch_cy;
     if (r.shape.width > 1 && r.shape.x != SPMV_X_SCALAR)
         r.gather_cy = r.shape.x == SPMV_X_EMUL ? emul_gather(m, r.shape.width) : gcy;
 
@@ -870,6 +944,10 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
             "x's misses continue a stream and stay transfers), %.3g cy per row at the machine's random-x time for x "
             "of %.3g MiB (their bytes out of the transfers below)\n", prefix, md->x_random_lines,
             100.0 * md->x_random_seq, md->x_random_cy, 8.0 * (double)md->cols / 1048576.0);
+    if (md->len_branch_changes > 0)
+        put(o, "%s  length branches: %.3g changes per row of the kernel's branches that follow the row (chunk) "
+            "lengths, %.0f %% of them mispredicted at this many rows per thread (the rest learned), %.3g cy per row (in "
+            "T_nOL)\n", prefix, md->len_branch_changes, 100.0 * md->len_branch_share, md->len_branch_cy);
     /* ECM in the paper's notation */
     put(o, "%s  ECM {T_OL || T_nOL", prefix);
     for (int i = 1; i < n; i++) put(o, " | T_%s%s", md->levels[i - 1], md->levels[i]);

@@ -123,10 +123,16 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                              m->masked_load_rthroughput, m->emul_gather_rthroughput, m->gather_lines_rthroughput[0],
                              m->gather_lines_rthroughput[1], m->gather_lines_rthroughput[2],
                              m->gather_lines_rthroughput[3], m->parallel_overhead, m->vidx_rthroughput,
-                             m->xrand_ns[0][0], m->xrand_ns[0][1], m->xrand_ns[0][2], m->xrand_ns[0][3],
+                             m->len_branch_miss_cy, m->len_branch_rows_learned, m->len_branch_rows_missed,
+                             m->xrand_ns[0][0], m->xrand_ns[0][1], m->xrand_ns[0][2],
+                             m->xrand_ns[0][3],
                              m->xrand_ns[1][0], m->xrand_ns[1][1], m->xrand_ns[1][2], m->xrand_ns[1][3]};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
+    if (m->len_branch_rows_learned > 0 && m->len_branch_rows_missed > 0 &&
+        m->len_branch_rows_missed < m->len_branch_rows_learned)
+        BAD("length branch missed rows %g below its learned rows %g", m->len_branch_rows_missed,
+            m->len_branch_rows_learned);
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
         BAD("%d bandwidth curve points, outside 0..%d", m->bw_points, SPMV_MACHINE_MAX_CORES);
     for (int32_t i = 0; i < m->bw_points; i++)
@@ -227,6 +233,12 @@ static const keydef top_keys[] = {
     {"random x line by scalar loads 16 MiB", K_DBL, U_NS, M(xrand_ns[1][1]), 0, "optional: x of 16 MiB"},
     {"random x line by scalar loads 64 MiB", K_DBL, U_NS, M(xrand_ns[1][2]), 0, "optional: x of 64 MiB"},
     {"random x line by scalar loads 256 MiB", K_DBL, U_NS, M(xrand_ns[1][3]), 0, "optional: x of 256 MiB"},
+    {"length branch miss", K_DBL, U_CY, M(len_branch_miss_cy), 0,
+     "optional: per change of a branch that follows the row (chunk) length, the library's CRS kernel at random and sorted row lengths (0: not charged)"},
+    {"length branch learned rows", K_DBL, U_NONE, M(len_branch_rows_learned), 0,
+     "optional: rows per core up to which the branch predictor learns the length branches (0: none learned)"},
+    {"length branch missed rows", K_DBL, U_NONE, M(len_branch_rows_missed), 0,
+     "optional: rows per core from which every change mispredicts (log-linear between the two)"},
     {"parallel region overhead", K_DBL, U_CY, M(parallel_overhead), 0,
      "optional: start and join of the library's thread team (spmv_team_overhead) on one NUMA domain's cores (added per multiply on > 1 thread)"},
     {"saturated bandwidth load", K_DBL, U_GBS, M(bw_load), 1, "one NUMA domain, read-only"},
@@ -711,8 +723,8 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
     put(o, "SIMD width: %d doubles\n", m->simd_width);
     for (int i = 0; i < NTOP; i++) {
         const keydef *d = &top_keys[i];
-        if (d->k != K_DBL || d->u != U_CY) continue;
-        put(o, "%s: %s cy", d->key, num(b, *(const double *)((const char *)m + d->off)));
+        if (d->k != K_DBL || (d->u != U_CY && d->u != U_NONE)) continue; /* cycles, and the length branches' rows */
+        put(o, "%s: %s%s", d->key, num(b, *(const double *)((const char *)m + d->off)), d->u == U_CY ? " cy" : "");
         put(o, d->doc ? "   # %s\n" : "\n", d->doc ? d->doc : "");
     }
     put(o, "\n# x at random lines, ns per element (0 = not measured: the model charges x's lines at the bandwidths)\n");

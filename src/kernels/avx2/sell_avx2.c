@@ -375,7 +375,9 @@ static int sell_avx2_aligned(const spmv_sell *S)
         .name = "sell-avx2-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX2, .sell = sell_avx2_##XN##NTN##_c##CC,       \
         .traffic = SELL_AVX2_TRAFFIC(NT ? 8 : 16),                                                                 \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 4, .mve = SELL_AVX2_UNROLL_C##CC, .x = XS,        \
-                  .runs = 1, .idx16 = 1, .vidx = !SELL_AVX2_ASAN},                                                \
+                  .runs = 1, .idx16 = 1, .vidx = !SELL_AVX2_ASAN,                                                  \
+                  /* the chunk's loop of len / U steps, the U - 1 columns past it (len % U) */                     \
+                  .len_branch = {{SELL_AVX2_UNROLL_C##CC, 0}, {1, SELL_AVX2_UNROLL_C##CC}}},                       \
         .nt = NT, .accepts = sell_avx2_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX2_DEFINE(CC)                                                                                       \

@@ -531,7 +531,9 @@ static int sell_avx512_aligned(const spmv_sell *S)
         .name = "sell-avx512-" #XN NTS "-C" #CC, .arch = SPMV_ARCH_AVX512,                                        \
         .sell = sell_avx512_##XN##NTN##_c##CC, .traffic = SELL_AVX512_TRAFFIC(NT ? 8 : 16),                        \
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 8, .mve = SELL_AVX512_UNROLL_C##CC, .x = XS,       \
-                  .runs = 1, .idx16 = 1, .vidx = !SELL_AVX512_ASAN},                                              \
+                  .runs = 1, .idx16 = 1, .vidx = !SELL_AVX512_ASAN,                                                \
+                  /* the chunk's loop of len / U steps, the U - 1 columns past it (len % U) */                     \
+                  .len_branch = {{SELL_AVX512_UNROLL_C##CC, 0}, {1, SELL_AVX512_UNROLL_C##CC}}},                   \
         .nt = NT, .accepts = sell_avx512_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX512_DEFINE(CC)                                                                                     \
