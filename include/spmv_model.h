@@ -133,16 +133,18 @@ typedef struct spmv_machine {
                                    and the work it throws away. spmv-machine: the library's CRS kernel on two
                                    matrices of the same rows, lengths at random and sorted (one change per length),
                                    their time difference per row over the difference of their changes per row
-                                   (spmv_len_branch_changes), at the largest of 2^10..2^17 rows; Zen 5 VM: about
-                                   25 cy. 0 = not measured: nothing charged (the paper's A64FX file) */
+                                   (spmv_len_branch_changes), the median over the sizes of 2^10..2^17 rows from
+                                   len_branch_rows_missed on; Zen 5 VM: about 26 cy. 0 = not measured: nothing
+                                   charged (the paper's A64FX file). At most 10^6 */
     double len_branch_rows_learned; /**< rows (SELL: chunks) per core up to which the branch predictor learns the
                                    length branches' whole sequence over repeated multiplies, none mispredicted: the
                                    largest size of that sweep whose cost per change is below 10 % of the largest
                                    size's (Zen 5 VM: 8192 rows; at 16384 about 60 % of the cost, from 32768 on all
-                                   of it). 0 = not measured: every change mispredicts */
+                                   of it). 0 (with len_branch_rows_missed 0) = not measured or none learned: every
+                                   change mispredicts */
     double len_branch_rows_missed; /**< the smallest size above it whose cost is 90 % or more of the largest's; between
                                    the two the share of changes that mispredict rises linearly in log2(rows) from 0 to
-                                   1 (spmv_model.len_branch_share) */
+                                   1 (spmv_model.len_branch_share). Both sizes 0 or both > 0, learned <= missed */
     double xrand_ns[2][SPMV_XRAND_POINTS]; /**< ns per element of x at a uniformly random cache line, with x of
                                               4 << 2i MiB (4, 16, 64, 256 MiB), as a SpMV entry reads it: index load,
                                               x access, value load and multiply over an index and a value stream
@@ -306,15 +308,17 @@ SPMV_API spmv_status spmv_roofline(double bw_gbs, double Bc, double *gflops);
 #define SPMV_SHAPE_BRANCHES 4
 
 /** A branch of a kernel's loop over a row (CRS) or a chunk (SELL) whose outcome follows that row's (chunk's) length
- * len: it goes one way until q(len) = len / div (mod == 0: a loop of len / div trips, its exit) or q(len) = (len / div)
- * % mod (a remainder switch or an odd-entry test), integer division. A branch predictor learns a q that repeats from
- * row to row and mispredicts, in the model, each time q differs from the previous row's (chunk's): on irregular
- * matrices once per row and branch (the power-law matrix: 0.67 of the rows change len / 4, 0.74 len % 4).
- * div == 0: no branch (the rest of the array). */
+ * len: its quantity q(len) = (len + add) / div (mod == 0: a loop of that many trips, its exit; add = div - 1 for a loop
+ * that steps by div to the end, ceil(len / div) trips) or ((len + add) / div) % mod (a remainder switch or an
+ * odd-entry test), integer division. A branch predictor learns a q that repeats from row to row and mispredicts, in
+ * the model, each time q differs from the previous row's (chunk's): on irregular matrices once per row and branch
+ * (the power-law matrix: 0.67 of the rows change len / 4, 0.74 len % 4). div == 0: no branch (the rest of the array).
+ * Not declared: the SELL kernels' loops over a chunk's run columns (they follow its run counts, not its length). */
 typedef struct spmv_len_branch {
     int32_t div; /**< >= 1 entries (SELL: chunk columns) per step of the quantity; 0: unused */
     int32_t mod; /**< 0: the quotient itself; >= 1: its remainder modulo mod (1: always 0, never a change: a loop
                     unrolled by 1 has no remainder) */
+    int32_t add; /**< added to len before the division, 0 .. div - 1 */
 } spmv_len_branch;
 
 /** Loop structure of a kernel, for the in-core part of the ECM model. Every kernel declares it next to its traffic
@@ -335,7 +339,9 @@ typedef struct spmv_kernel_shape {
     int vidx;        /**< 1: a matrix's value indices (spmv_sell.val8) are read instead of its values: per vector of
                         entries a load of width bytes and a table lookup (AVX-512: vpmovzxbq + vpermt2pd) */
     spmv_len_branch len_branch[SPMV_SHAPE_BRANCHES]; /**< the branches of the row (chunk) loop that follow its length
-                        (prefetch loops, the unrolled loop, remainders); all div 0: none declared, nothing charged */
+                        (prefetch loops, the unrolled loop, remainders); all div 0: none declared, nothing charged
+                        (the SVE kernels, whose step is the run-time vector length). Only spmv_model_crs /
+                        spmv_model_sell charge them (they need the lengths); spmv_ecm_predict does not */
 } spmv_kernel_shape;
 
 /** The shape of the kernel A (S) runs, C filled in from the matrix and a run-time vector length (SVE) resolved.
@@ -344,12 +350,15 @@ SPMV_API spmv_status spmv_crs_kernel_shape(const spmv_crs *A, spmv_kernel_shape 
 SPMV_API spmv_status spmv_sell_kernel_shape(const spmv_sell *S, spmv_kernel_shape *k);
 
 /** Changes of the length branches k declares over a sequence of n lengths (rows of a CRS matrix, chunk lengths of a
- * SELL one): the sum over the branches of the share of the lengths i = 1..n-1 whose q (spmv_len_branch) differs from
- * that of length i-1, so branch mispredicts per row (chunk) in the model. 0 for n < 2 or no declared branch.
- * len: n lengths (a SELL matrix's chunklen, nchunks entries); spmv_crs_len_branch_changes: the row lengths of A (from
- * rowptr, A->rows rows). Cost O(n) per branch. Errors: SPMV_ERR_ARG (NULL; len NULL with n > 0; n < 0; a branch with
- * div < 0 or mod < 0). */
-SPMV_API spmv_status spmv_len_branch_changes(const spmv_kernel_shape *k, const int32_t *len, int64_t n, double *changes);
+ * SELL one): over the branches, the lengths i = 1..n-1 whose q (spmv_len_branch) differs from that of length i-1,
+ * divided by n: branch mispredicts per row (chunk) in the model before the share the predictor learns
+ * (spmv_model.len_branch_changes). 0 for n < 2 or no declared branch. len: n lengths (a SELL matrix's chunklen,
+ * nchunks entries); spmv_crs_len_branch_changes: the row lengths of A (from rowptr, A->rows rows) for a CRS shape.
+ * Cost O(n) per branch. Errors: SPMV_ERR_ARG (NULL; len NULL with n > 0; n < 0; a shape spmv_ecm_predict refuses:
+ * unknown format or x access, width or mve < 1, SELL C < 1; a branch with div < 0, mod < 0, add outside 0..div-1 or
+ * div 0 with mod or add set; a SELL shape for spmv_crs_len_branch_changes). */
+SPMV_API spmv_status spmv_len_branch_changes(const spmv_kernel_shape *k, const int32_t *len, int64_t n,
+                                             double *changes);
 SPMV_API spmv_status spmv_crs_len_branch_changes(const spmv_kernel_shape *k, const spmv_crs *A, double *changes);
 
 /** ECM prediction (Sect. III and IV), all times in cycles per row (for SELL: per chunk divided by C).
@@ -512,16 +521,17 @@ typedef struct spmv_model {
                                         a scalar load); their bytes
                                         leave those levels' ecm.T_xfer (ecm.bytes_per_row and Bc keep them) */
     double len_branch_changes;       /**< changes of the length branches per row: CRS spmv_crs_len_branch_changes,
-                                        SELL the chunks' over C, for the kernel's declared len_branch (those of a
-                                        hybrid's CRS part per its rows added) */
+                                        SELL the chunks' changes (and those of a hybrid's CRS part at the CRS
+                                        kernel's branches) over the rows, for the kernel's declared len_branch */
     double len_branch_share;         /**< the share of them that mispredict: 0 up to the machine's
-                                        len_branch_rows_learned rows (SELL: chunks) per thread, 1 from
+                                        len_branch_rows_learned rows (SELL: chunks and the CRS part's rows) per
+                                        thread of the team the driver starts (see overhead_ns), 1 from
                                         len_branch_rows_missed on, linear in log2 between (1 when the machine lacks
                                         the two sizes) */
     double len_branch_cy;            /**< cy per row they cost: len_branch_changes * len_branch_share * the
-                                        machine's len_branch_miss_cy, added to the in-core non-overlapping time
-                                        (ecm.T_load: the loads behind a mispredicted branch wait for it); 0 without
-                                        that measurement */
+                                        machine's len_branch_miss_cy, added to every ecm.T_data after the overlap
+                                        rules (no rule overlaps it: the loads behind a mispredicted branch wait for
+                                        it; ecm.T_load stays the loads' cycles); 0 without that measurement */
     double x_random_seq;             /**< the share of x's misses that continue a stream
                                         (spmv_alpha.seq at the first level beyond the private caches): they stay
                                         transfers, fetched ahead by the hardware's prefetcher */

@@ -536,6 +536,29 @@ static void test_min_log(void)
 }
 
 /* the check's choice and sizes: exact */
+/* the length branches' sweep read as spmv-machine does: learned up to the last size below a tenth of the largest's
+ * cost, missed from the first at 0.9 of it, the cost the median from there (the Zen 5 VM's sweep of 2026-12-07) */
+static void test_len_branch_fit(void)
+{
+    const double zen5[8] = {-0.9, -0.4, -0.1, -0.1, 17.9, 25.2, 26.3, 26.9};
+    double cy, lo, hi;
+    bench_len_branch_fit(zen5, 8, 10, &cy, &lo, &hi);
+    CU_ASSERT_DOUBLE_EQUAL(cy, 26.3, 0);
+    CU_ASSERT_DOUBLE_EQUAL(lo, 8192, 0);
+    CU_ASSERT_DOUBLE_EQUAL(hi, 32768, 0);
+    const double none[4] = {20, 22, 24, 25}; /* nothing learned: no sizes, the cost of those at 0.9 or more */
+    bench_len_branch_fit(none, 4, 10, &cy, &lo, &hi);
+    CU_ASSERT_DOUBLE_EQUAL(cy, 24.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(lo, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(hi, 0, 0);
+    const double all[3] = {1, 0.5, -0.2}; /* no cost at the largest size: nothing charged */
+    bench_len_branch_fit(all, 3, 10, &cy, &lo, &hi);
+    CU_ASSERT(cy == 0 && lo == 0 && hi == 0);
+    const double step[3] = {0.5, 10, 25}; /* learned to 1024, 10 is neither: missed from 4096, cost 25 */
+    bench_len_branch_fit(step, 3, 10, &cy, &lo, &hi);
+    CU_ASSERT(cy == 25 && lo == 1024 && hi == 4096);
+}
+
 static void test_spmv_check_choice(void)
 {
     const double inf = INFINITY;
@@ -586,6 +609,7 @@ int main(void)
                                     {"topology", test_topology},
                                     {"tiny run writes a readable machine file", test_quick_run_file},
                                     {"SpMV check: the rule chosen and the matrix sizes", test_spmv_check_choice},
+                                    {"length branches: the sweep's learned and missed sizes", test_len_branch_fit},
                                     {"SpMV check: memory's bandwidth, the least error in log x", test_min_log},
                                     {NULL, NULL}});
     return tu_run();

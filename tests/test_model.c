@@ -325,7 +325,8 @@ static void test_code_balance(void)
 static void test_ecm_crs(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}}; /* SVE CRS, one accumulator, faddv per row */
+    /* SVE CRS, one accumulator, faddv per row */
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     spmv_ecm e;
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
     /* in-core: 4 FMAs x 9 cy + 11.5 cy faddv = 47.5 cy per row */
@@ -369,7 +370,8 @@ static void test_ecm_crs(void)
 static void test_ecm_sell(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}}; /* SELL-32: 4 registers per chunk column (4-way MVE) */
+    /* SELL-32: 4 registers per chunk column (4-way MVE) */
+    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 32, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     spmv_ecm e;
     /* the paper takes the CRS traffic (352 B/row) for SELL too, with beta = 1 */
     CU_ASSERT_EQUAL_FATAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1.0, 1.0 / 27, SPMV_BW_TRIAD, &e), SPMV_OK);
@@ -415,7 +417,7 @@ static void test_ecm_sell(void)
     CU_ASSERT_DOUBLE_EQUAL(e.T_ecm, 20.25 + 0.125, EXACT);
 
     /* errors */
-    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}};
+    spmv_kernel_shape bad = {SPMV_FORMAT_SELL, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &bad, &paper, 27, 1, 0.1, SPMV_BW_TRIAD, &e), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_ecm_predict(&a64fx, &k, &paper, 27, 1, 0.1, SPMV_BW_COPY, &e), SPMV_ERR_ARG);
     CU_ASSERT(strstr(spmv_last_error(), "copy") != NULL);
@@ -457,18 +459,27 @@ static void test_kernel_shape(void)
  * share the predictor learns */
 static void test_len_branches(void)
 {
-    /* len / 4 = 0 0 0 1 1 2 2 2: 2 changes of 7; len % 4 = 1 2 3 0 1 0 0 1: 6 of 7 */
+    /* len / 4 = 0 0 0 1 1 2 2 2: 2 changes; len % 4 = 1 2 3 0 1 0 0 1: 6; over 8 rows */
     const int32_t len[8] = {1, 2, 3, 4, 5, 8, 8, 9};
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 1, 4, SPMV_X_SCALAR, 0, 0, 0, {{4, 0}, {1, 4}}};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 1, 4, SPMV_X_SCALAR, 0, 0, 0, {{4, 0, 0}, {1, 4, 0}}};
     double c = -1;
     CU_ASSERT_EQUAL(spmv_len_branch_changes(&k, len, 8, &c), SPMV_OK);
-    CU_ASSERT_DOUBLE_EQUAL(c, 8.0 / 7.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(c, 1.0, 1e-15);
     spmv_kernel_shape one = k;
-    one.len_branch[1].div = 0; /* the loop alone */
+    one.len_branch[1].div = one.len_branch[1].mod = 0; /* the loop alone */
     CU_ASSERT_EQUAL(spmv_len_branch_changes(&one, len, 8, &c), SPMV_OK);
-    CU_ASSERT_DOUBLE_EQUAL(c, 2.0 / 7.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(c, 0.25, 1e-15);
     one.len_branch[0].mod = 1; /* a remainder modulo 1: never a change */
     CU_ASSERT_EQUAL(spmv_len_branch_changes(&one, len, 8, &c), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(c, 0.0, 0);
+    /* a loop stepping by 8 to the row's end: ceil(len / 8) = 1 2 1 2 for 8 9 8 9 (3 changes of 4 rows), where the
+     * quotient rounded down changes never */
+    const int32_t l89[4] = {8, 9, 8, 9};
+    spmv_kernel_shape pf = {SPMV_FORMAT_CRS, 0, 1, 4, SPMV_X_SCALAR, 0, 0, 0, {{8, 0, 7}}};
+    CU_ASSERT_EQUAL(spmv_len_branch_changes(&pf, l89, 4, &c), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(c, 0.75, 1e-15);
+    pf.len_branch[0].add = 0;
+    CU_ASSERT_EQUAL(spmv_len_branch_changes(&pf, l89, 4, &c), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(c, 0.0, 0);
     CU_ASSERT_EQUAL(spmv_len_branch_changes(&k, len, 1, &c), SPMV_OK); /* one length: nothing to change from */
     CU_ASSERT_DOUBLE_EQUAL(c, 0.0, 0);
@@ -477,12 +488,13 @@ static void test_len_branches(void)
     CU_ASSERT_EQUAL(spmv_len_branch_changes(&k, len, 8, NULL), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_len_branch_changes(&k, NULL, 8, &c), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_len_branch_changes(&k, len, -1, &c), SPMV_ERR_ARG);
-    spmv_kernel_shape bad = k;
-    bad.len_branch[2].div = -1;
-    CU_ASSERT_EQUAL(spmv_len_branch_changes(&bad, len, 8, &c), SPMV_ERR_ARG);
-    bad = k;
-    bad.len_branch[0].mod = -4;
-    CU_ASSERT_EQUAL(spmv_len_branch_changes(&bad, len, 8, &c), SPMV_ERR_ARG);
+    const spmv_len_branch bad_br[4] = {{-1, 0, 0}, {4, -4, 0}, {4, 0, 4}, {0, 2, 0}};
+    for (int b = 0; b < 4; b++) {
+        spmv_kernel_shape bad = k;
+        bad.len_branch[2] = bad_br[b];
+        CU_ASSERT_EQUAL(spmv_len_branch_changes(&bad, len, 8, &c), SPMV_ERR_ARG);
+        CU_ASSERT(strstr(spmv_last_error(), "length branch 2") != NULL);
+    }
 
     /* the same lengths as the rows of a CRS matrix */
     int64_t rp[9] = {0};
@@ -494,19 +506,31 @@ static void test_len_branches(void)
     spmv_crs *A = NULL;
     CU_ASSERT_EQUAL_FATAL(spmv_crs_from_arrays(8, 16, rp, col, NULL, &A), SPMV_OK);
     CU_ASSERT_EQUAL(spmv_crs_len_branch_changes(&k, A, &c), SPMV_OK);
-    CU_ASSERT_DOUBLE_EQUAL(c, 8.0 / 7.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(c, 1.0, 1e-15);
     CU_ASSERT_EQUAL(spmv_crs_len_branch_changes(&k, NULL, &c), SPMV_ERR_ARG);
-    /* the library's own CRS kernels declare their branches (the SVE one, whose step is the run-time vector length,
-     * declares none) */
+    spmv_kernel_shape ks = k;
+    ks.format = SPMV_FORMAT_SELL, ks.C = 2;
+    CU_ASSERT_EQUAL(spmv_crs_len_branch_changes(&ks, A, &c), SPMV_ERR_ARG);
+    /* the library's CRS kernels declare the branches of their code (crs_scalar.h; the SVE one, whose step is the
+     * run-time vector length, none) */
     spmv_kernel_shape lib;
     CU_ASSERT_EQUAL(spmv_crs_kernel_shape(A, &lib), SPMV_OK);
-    if (strncmp(spmv_crs_kernel_name(A), "crs-sve", 7)) CU_ASSERT(lib.len_branch[0].div >= 1);
+    const char *kn = spmv_crs_kernel_name(A);
+    const spmv_len_branch *lb = lib.len_branch;
+    if (!strcmp(kn, "crs-ref")) CU_ASSERT(lb[0].div == 1 && lb[0].mod == 0 && lb[1].div == 0);
+    if (!strcmp(kn, "crs-avx512") || !strcmp(kn, "crs-avx2"))
+        CU_ASSERT(lb[0].div == 4 && lb[0].mod == 0 && lb[1].div == 1 && lb[1].mod == 4 && lb[2].div == 0);
+    if (strstr(kn, "-short") && !strstr(kn, "-pf"))
+        CU_ASSERT(lb[0].div == 2 && lb[0].mod == 0 && lb[1].div == 1 && lb[1].mod == 2 && lb[2].div == 0);
+    if (!strncmp(kn, "crs-sve", 7)) CU_ASSERT(lb[0].div == 0);
 
-    /* the model: every change at the machine's cost in T_nOL, none when the predictor learns them all, half way
-     * (in log2 of the rows) half of them */
+    /* the model: every change at the machine's cost, added after the overlap rules; none when the predictor learns
+     * them all, half way (in log2 of the rows) half of them */
     spmv_machine m;
     CU_ASSERT_EQUAL_FATAL(spmv_machine_read(machine_path("amd-epyc-zen5-kvm-2core.machine"), &m), SPMV_OK);
-    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_miss_cy, 25.5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_miss_cy, 24.2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_rows_learned, 8192, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_rows_missed, 32768, 0);
     m.len_branch_rows_learned = m.len_branch_rows_missed = 0;
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
@@ -518,11 +542,11 @@ static void test_len_branches(void)
     CU_ASSERT_DOUBLE_EQUAL(md0.len_branch_cy, 0.0, 0);
     m.len_branch_miss_cy = 20;
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, NULL, &m, 1, &o, &md), SPMV_OK);
-    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_changes, 8.0 / 7.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_changes, 1.0, 1e-15);
     CU_ASSERT_DOUBLE_EQUAL(md.len_branch_share, 1.0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_cy, 20.0 * 8.0 / 7.0, 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(md.ecm.T_load - md0.ecm.T_load, 20.0 * 8.0 / 7.0, 1e-9);
-    CU_ASSERT(md.ecm.T_ecm > md0.ecm.T_ecm);
+    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_cy, 20.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(md.ecm.T_load, md0.ecm.T_load, 0); /* the loads stay the loads */
+    for (int i = 0; i < m.nlevels; i++) CU_ASSERT_DOUBLE_EQUAL(md.ecm.T_data[i] - md0.ecm.T_data[i], 20.0, 1e-9);
     m.len_branch_rows_learned = 8, m.len_branch_rows_missed = 32; /* 8 rows on one thread: all learned */
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, NULL, &m, 1, &o, &md), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(md.len_branch_share, 0.0, 0);
@@ -530,12 +554,41 @@ static void test_len_branches(void)
     m.len_branch_rows_learned = 4, m.len_branch_rows_missed = 16; /* 8 rows: log2(8/4) / log2(16/4) = 1/2 */
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, NULL, &m, 1, &o, &md), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(md.len_branch_share, 0.5, 1e-15);
-    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_cy, 10.0 * 8.0 / 7.0, 1e-12);
-    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, NULL, &m, 2, &o, &md), SPMV_OK); /* 4 rows per thread: learned */
-    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_share, 0.0, 0);
-    /* a machine whose sizes are the wrong way round is refused */
-    m.len_branch_rows_learned = 32, m.len_branch_rows_missed = 16;
-    CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_ERR_ARG);
+    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_cy, 10.0, 1e-12);
+    /* asked for 2 threads, 40 entries run on one (the team's start costs more than it saves: spmv__team_for), so
+     * its 8 rows are one core's sequence */
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, NULL, &m, 2, &o, &md), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_share, 0.5, 1e-15);
+
+    /* SELL-2-1 of the same rows: chunk lengths 2 4 8 9, the chunk's loop {1, 0}: 3 changes over 8 rows */
+    spmv_sell_opts so = spmv_sell_opts_default();
+    so.C = 2, so.sigma = 1, so.long_rows = 0, so.runs = 0;
+    spmv_sell *S = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &so, &S), SPMV_OK);
+    CU_ASSERT(S->nchunks == 4 && S->chunklen[0] == 2 && S->chunklen[1] == 4 && S->chunklen[2] == 8 &&
+              S->chunklen[3] == 9);
+    spmv_kernel_shape sk = {SPMV_FORMAT_SELL, 2, 1, 1, SPMV_X_SCALAR, 0, 0, 0, {{1, 0, 0}}};
+    o.shape = &sk;
+    m.len_branch_rows_learned = m.len_branch_rows_missed = 0;
+    CU_ASSERT_EQUAL_FATAL(spmv_model_sell(S, NULL, &m, 1, &o, &md), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_changes, 3.0 / 8.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(md.len_branch_cy, 20.0 * 3.0 / 8.0, 1e-12);
+    spmv_sell_free(S);
+
+    /* machines with bad figures are refused, naming the key */
+    const double badv[3] = {-1.0, NAN, 2e6};
+    for (int i = 0; i < 3; i++) {
+        spmv_machine mb = m;
+        mb.len_branch_miss_cy = badv[i];
+        CU_ASSERT_EQUAL(spmv_machine_check(&mb), SPMV_ERR_ARG);
+        CU_ASSERT(strstr(spmv_last_error(), "length branch miss") != NULL);
+    }
+    spmv_machine mb = m;
+    mb.len_branch_rows_learned = 32, mb.len_branch_rows_missed = 16; /* the wrong way round */
+    CU_ASSERT_EQUAL(spmv_machine_check(&mb), SPMV_ERR_ARG);
+    mb.len_branch_rows_missed = 0; /* one of the two */
+    CU_ASSERT_EQUAL(spmv_machine_check(&mb), SPMV_ERR_ARG);
+    CU_ASSERT(strstr(spmv_last_error(), "both 0 or both set") != NULL);
     spmv_crs_free(A);
 }
 
@@ -860,7 +913,7 @@ static void test_model_matrix(void)
 
     /* forced alpha, paper's shape and traffic: the interior HPCG rows have 27 entries, so the prediction sits a
      * little below the paper's 27-entry numbers (N_nzr 26.5 with boundary rows) */
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     o.alpha = 1.0 / 27;
@@ -1039,7 +1092,7 @@ static void test_mix_bandwidth(void)
 static void test_machine_at_clock(void)
 {
     load_a64fx();
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     spmv_machine m = a64fx;
     CU_ASSERT_EQUAL_FATAL(spmv_machine_at_clock(&m, 3.6), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(m.clock_ghz, 3.6, EXACT);
@@ -1160,7 +1213,7 @@ static void test_gather_lines(void)
         so.runs = 0;
         spmv_sell *S = NULL;
         CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &so, &S), SPMV_OK);
-        spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}};
+        spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
         spmv_model_opts o = spmv_model_opts_default();
         o.shape = &k;
         o.bw = SPMV_BW_TRIAD;
@@ -1176,7 +1229,7 @@ static void test_gather_lines(void)
     }
     m.gather_lines_rthroughput[1] = 4.0, m.gather_lines_rthroughput[2] = 6.0;
     /* between the points: linear; without the points: the paper's cost */
-    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}};
+    spmv_kernel_shape k = {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     spmv_ecm e;
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (10.0 + 0.5) / 8, EXACT); /* a chunk: 8 columns of one vector, / 8 rows */
@@ -1190,7 +1243,7 @@ static void test_gather_lines(void)
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * (7.0 + 2.25) / 8, EXACT);
     /* AVX2 (width 4): its emulated kernels read the table by scalar loads, as they read x */
-    spmv_kernel_shape k4 = {SPMV_FORMAT_SELL, 8, 4, 1, SPMV_X_EMUL, 0, 0, 1, {{0, 0}}};
+    spmv_kernel_shape k4 = {SPMV_FORMAT_SELL, 8, 4, 1, SPMV_X_EMUL, 0, 0, 1, {{0, 0, 0}}};
     CU_ASSERT_EQUAL(spmv_ecm_predict(&m, &k4, &paper, 8, 1.0, 1.0 / 8, SPMV_BW_TRIAD, &e), SPMV_OK);
     CU_ASSERT_DOUBLE_EQUAL(e.T_load, 8 * 2 * (7.0 + 7.0) / 8, EXACT); /* 2 vectors per chunk column */
     k4.x = SPMV_X_GATHER;
@@ -1231,9 +1284,9 @@ static void test_random_x(void)
     /* x of 8 MiB (2^20 columns): SELL-8 gather and emulated, CRS scalar; 1 MiB and 32 MiB: CRS */
     const struct { int32_t cols; int v; double t; } cases[] = {
         {1 << 20, 0, 1.0}, {1 << 20, 1, 2.0}, {1 << 20, 2, 1.0}, {1 << 17, 0, 0.5}, {1 << 22, 0, 2.25}};
-    const spmv_kernel_shape ks[3] = {{SPMV_FORMAT_CRS, 0, 1, 4, SPMV_X_SCALAR, 0, 0, 0, {{0, 0}}},
-                                     {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}},
-                                     {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_EMUL, 0, 0, 0, {{0, 0}}}};
+    const spmv_kernel_shape ks[3] = {{SPMV_FORMAT_CRS, 0, 1, 4, SPMV_X_SCALAR, 0, 0, 0, {{0, 0, 0}}},
+                                     {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}},
+                                     {SPMV_FORMAT_SELL, 8, 8, 1, SPMV_X_EMUL, 0, 0, 0, {{0, 0, 0}}}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const int32_t cols = cases[c].cols;
         const int v = cases[c].v;
@@ -1326,7 +1379,7 @@ static void test_roofline_levels(void)
     spmv_crs *A = NULL;
     CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(8, 8, 8, &A), SPMV_OK); /* 512 rows: 160 KB */
     spmv_model md;
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &a64fx, 1, &o, &md), SPMV_OK);
@@ -1366,7 +1419,7 @@ static void test_parallel_overhead(void)
     /* in cache (540 KB), 39 304 entries: 4 threads of 9 826 >= 8 000 (spmv__team_min_work of 2 us) */
     CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(12, 12, 12, &A), SPMV_OK);
     CU_ASSERT_EQUAL(A->nnz, 39304);
-    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0}}};
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
     spmv_model m0, m1, s0, s1;
@@ -1460,7 +1513,8 @@ int main(void)
                                     {"text round trip, zero curves, /dev/full", test_text_roundtrip},
                                     {"parse_errors", test_parse_errors}, {NULL, NULL}});
     tu_suite("balance", (tu_case[]){{"code_balance", test_code_balance}, {NULL, NULL}});
-    tu_suite("ecm", (tu_case[]){{"crs", test_ecm_crs}, {"sell", test_ecm_sell}, {"kernel shape", test_kernel_shape}, {"length branches", test_len_branches},
+    tu_suite("ecm", (tu_case[]){{"crs", test_ecm_crs}, {"sell", test_ecm_sell}, {"kernel shape", test_kernel_shape},
+                                {"length branches", test_len_branches},
                                 {NULL, NULL}});
     tu_suite("alpha", (tu_case[]){{"lru_exact", test_alpha_lru_exact}, {"hpcg", test_alpha_hpcg},
                                   {"random", test_alpha_random},

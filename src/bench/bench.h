@@ -371,10 +371,13 @@ int bench_check_choose(const double err[3], int stream_rule);
 /* The length branches' mispredicts (spmv_machine.len_branch_*): the library's CRS kernel on one thread on pairs of
  * matrices of the same 2^10 .. 2^17 rows of 1-16 entries (x of 8 KiB, in L1), their lengths at random and sorted,
  * 3 interleaved rounds of the best of 5 timings each: (t_random - t_sorted) per row in cycles at clock_ghz over the
- * difference of their changes per row (spmv_crs_len_branch_changes of the kernel the library picks). *cy: that at
- * the most rows; *learned: the most rows below 10 % of it (0: none); *missed: the fewest rows above those at 90 % or
- * more. All 0 when it cannot run or the cost comes out at 0 or less (a log line says so). */
+ * difference of their changes per row (spmv_crs_len_branch_changes of the kernel the library picks). *learned: the
+ * most rows of the sizes from the smallest on whose cost is below 10 % of that at the most rows (0: none learned);
+ * *missed: the fewest rows above those at 90 % or more of it (0 with *learned 0); *cy: the median cost of the sizes
+ * from *missed on. All 0 when it cannot run or the cost comes out at 0 or less (a log line says so). */
 void bench_len_branch(double clock_ghz, double *cy, double *learned, double *missed, FILE *log);
+/* bench_len_branch's reading of its sweep: pc[p] the cost per change at 2^(log2_first + p) rows, p < np (1..64) */
+void bench_len_branch_fit(const double *pc, int np, int log2_first, double *cy, double *learned, double *missed);
 /* HPCG n for the check of level L of m: cbrt(size / 350 B per row), at most BENCH_CHECK_MAX_N (0: L out of range,
  * or a level too small for n >= 4) */
 int bench_check_hpcg_n(const spmv_machine *m, int L);

@@ -279,21 +279,17 @@ static spmv_status lb_matrix(int32_t rows, const int32_t *len, uint64_t seed, sp
     return st;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* cy per change at `rows` rows (lengths at random against sorted), -1 when it cannot run */
+/* cy per change at `rows` rows (lengths at random against sorted), NAN when it cannot run */
 static double lb_point(int32_t rows, double clock_ghz, int32_t *len, const double *x, double *y, const char **kname)
 {
     spmv_crs *A[2] = {NULL, NULL};
-    double best[2] = {INFINITY, INFINITY}, ch[2] = {0, 0}, cy = -1;
+    double best[2] = {INFINITY, INFINITY}, ch[2] = {0, 0}, cy = NAN;
+    int32_t count[BENCH_LB_MAXLEN + 1] = {0};
     uint64_t s = 0x5eed1e9 + (uint64_t)rows;
-    for (int32_t i = 0; i < rows; i++) len[i] = 1 + (int32_t)(bench_rand(&s) % BENCH_LB_MAXLEN);
+    for (int32_t i = 0; i < rows; i++) count[len[i] = 1 + (int32_t)(bench_rand(&s) % BENCH_LB_MAXLEN)]++;
     spmv_status st = lb_matrix(rows, len, 77, &A[0]);
-    qsort(len, (size_t)rows, sizeof *len, cmp_i32); /* the same rows in order of length */
+    for (int32_t l = 1, i = 0; l <= BENCH_LB_MAXLEN; l++) /* the same rows in order of length */
+        for (int32_t c = 0; c < count[l]; c++) len[i++] = l;
     if (!st) st = lb_matrix(rows, len, 77, &A[1]);
     spmv_kernel_shape k;
     for (int i = 0; i < 2 && !st; i++)
@@ -306,11 +302,34 @@ static double lb_point(int32_t rows, double clock_ghz, int32_t *len, const doubl
                 if (t < best[i]) best[i] = t;
             }
         cy = (best[0] - best[1]) * clock_ghz * 1e9 / (double)rows / (ch[0] - ch[1]);
-        if (!isfinite(cy)) cy = -1;
+        if (!isfinite(cy)) cy = NAN;
     }
     spmv_crs_free(A[0]);
     spmv_crs_free(A[1]);
     return cy;
+}
+
+void bench_len_branch_fit(const double *pc, int np, int log2_first, double *cy, double *learned, double *missed)
+{
+    *cy = *learned = *missed = 0;
+    if (np < 1 || np > 64 || !(pc[np - 1] > 0)) return;
+    /* learned: the sizes from the smallest on below a tenth of the largest's cost; missed: the first larger one at
+     * 0.9 of it or more; the cost: the median of the sizes from there on */
+    const double c = pc[np - 1];
+    int lo = -1, hi = np - 1;
+    while (lo + 1 < np && pc[lo + 1] <= 0.1 * c) lo++;
+    for (int p = np - 1; p > lo; p--)
+        if (pc[p] >= 0.9 * c) hi = p;
+    double v[64];
+    int nv = 0;
+    for (int p = hi; p < np; p++) { /* insertion in order */
+        int j = nv++;
+        for (; j > 0 && v[j - 1] > pc[p]; j--) v[j] = v[j - 1];
+        v[j] = pc[p];
+    }
+    *cy = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+    *learned = lo >= 0 ? (double)((int64_t)1 << (log2_first + lo)) : 0.0;
+    *missed = lo >= 0 ? (double)((int64_t)1 << (log2_first + hi)) : 0.0;
 }
 
 void bench_len_branch(double clock_ghz, double *cy, double *learned, double *missed, FILE *log)
@@ -330,28 +349,22 @@ void bench_len_branch(double clock_ghz, double *cy, double *learned, double *mis
         for (int32_t i = 0; i < BENCH_LB_COLS; i++) x[i] = 1.0 + (double)(i % 7) / 8.0;
         for (int p = 0; p < NP && ok; p++) {
             pc[p] = lb_point((int32_t)1 << (BENCH_LB_MINROWS_LOG2 + p), clock_ghz, len, x, y, &kname);
-            ok = pc[p] > -1;
+            ok = isfinite(pc[p]);
         }
     }
-    if (ok && pc[NP - 1] > 0) {
-        const double c = pc[NP - 1];
-        int lo = -1, hi = NP - 1;
-        while (lo + 1 < NP && pc[lo + 1] <= 0.1 * c) lo++;
-        for (int p = NP - 1; p > lo; p--)
-            if (pc[p] >= 0.9 * c) hi = p;
-        *cy = c;
-        *learned = lo >= 0 ? (double)((int64_t)1 << (BENCH_LB_MINROWS_LOG2 + lo)) : 0.0;
-        *missed = lo >= 0 ? (double)((int64_t)1 << (BENCH_LB_MINROWS_LOG2 + hi)) : 0.0;
-    }
+    if (ok) bench_len_branch_fit(pc, NP, BENCH_LB_MINROWS_LOG2, cy, learned, missed);
     if (log) {
         fprintf(log, "length branches (%s, rows of 1-%d entries at random against sorted, cy per change):", kname,
                 BENCH_LB_MAXLEN);
         for (int p = 0; ok && p < NP; p++) fprintf(log, " %d rows %.1f", 1 << (BENCH_LB_MINROWS_LOG2 + p), pc[p]);
-        if (*cy > 0)
+        if (*cy > 0 && *learned > 0)
             fprintf(log, "; %.1f cy, learned up to %.0f rows, all missed from %.0f (%.1f s)\n", *cy, *learned, *missed,
                     bench_now() - t0);
+        else if (*cy > 0)
+            fprintf(log, "; %.1f cy, none learned (%.1f s)\n", *cy, bench_now() - t0);
         else
-            fprintf(log, " not measured (%s): not charged\n", st ? spmv_strerror(st) : ok ? "no cost" : "no point");
+            fprintf(log, " not measured (%s): not charged\n",
+                    st ? spmv_strerror(st) : ok ? "no cost" : "the kernel declares no length branch, or no timing");
     }
     spmv_vec_free(x);
     spmv_vec_free(y);

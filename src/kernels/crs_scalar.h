@@ -189,11 +189,11 @@ static inline int spmv__crs_short_big(const spmv_crs *A) { return spmv__crs_shor
 #define SPMV_CRS_SCALAR_TRAFFIC {.bytes_per_entry = 12, .bytes_per_row = 24, .bytes_per_chunk = 0, .flops_per_entry = 2}
 /* The length branches (spmv_len_branch): the 4-sum row's loop (len / 4 trips) and its remainder switch (len % 4);
  * the short row's pair loop (len / 2) and its odd entry (len % 2; the test for 16 or more entries is left out: such
- * rows are rare where the short kernels run); the -pf kernels' prefetch loops over the row's value lines (len / 8)
- * and index lines (len / 16) as well. */
-#define SPMV_CRS_SCALAR_BRANCHES {4, 0}, {1, 4}
-#define SPMV_CRS_SHORT_BRANCHES {2, 0}, {1, 2}
-#define SPMV_CRS_PF_BRANCHES {8, 0}, {16, 0}
+ * rows are rare where the short kernels run); the -pf kernels' prefetch loops over the row's value lines
+ * (ceil(len / 8)) and index lines (ceil(len / 16)) as well. */
+#define SPMV_CRS_SCALAR_BRANCHES {4, 0, 0}, {1, 4, 0}
+#define SPMV_CRS_SHORT_BRANCHES {2, 0, 0}, {1, 2, 0}
+#define SPMV_CRS_PF_BRANCHES {8, 0, 7}, {16, 0, 15} /* q += 8 (16) up to the row's end: ceil(len / 8) trips */
 #define SPMV_CRS_SHAPE_(ACCS, ...)                                                                                 \
     {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = ACCS, .x = SPMV_X_SCALAR, .runs = 0,                 \
      .len_branch = {__VA_ARGS__}}

@@ -75,19 +75,29 @@ static spmv_status check_shape(const char *fn, const spmv_kernel_shape *k)
     if (k->x < SPMV_X_AUTO || k->x > SPMV_X_EMUL)
         return spmv__error(SPMV_ERR_ARG, "%s: unknown x access %d in the kernel shape", fn, (int)k->x);
     for (int b = 0; b < SPMV_SHAPE_BRANCHES; b++)
-        if (k->len_branch[b].div < 0 || k->len_branch[b].mod < 0)
-            return spmv__error(SPMV_ERR_ARG, "%s: length branch %d of the kernel shape: div %d, mod %d (both >= 0)", fn, b,
-                               k->len_branch[b].div, k->len_branch[b].mod);
+    {
+        const spmv_len_branch br = k->len_branch[b];
+        if (br.div < 0 || br.mod < 0 || br.add < 0 || (br.div > 0 && br.add >= br.div) ||
+            (br.div == 0 && (br.mod || br.add)))
+            return spmv__error(SPMV_ERR_ARG,
+                               "%s: length branch %d of the kernel shape: div %d, mod %d, add %d (div >= 0, mod >= 0, "
+                               "0 <= add < div; div 0: all 0)", fn, b, br.div, br.mod, br.add);
+    }
     return SPMV_OK;
 }
 
 /* ---------------------------------------------------------------------------------------------- length branches */
 
-static int64_t len_q(spmv_len_branch b, int64_t len) { return b.mod ? (len / b.div) % b.mod : len / b.div; }
+static int64_t len_q(spmv_len_branch b, int64_t len)
+{
+    const int64_t q = (len + b.add) / b.div;
+    return b.mod ? q % b.mod : q;
+}
 
 /* lengths from len[i] (rp NULL) or rp[i+1] - rp[i] */
 static int64_t len_at(const int32_t *len, const int64_t *rp, int64_t i) { return rp ? rp[i + 1] - rp[i] : len[i]; }
 
+/* the changes of k's length branches over the n lengths, summed over the branches (a count, not a share) */
 static double len_changes(const spmv_kernel_shape *k, const int32_t *len, const int64_t *rp, int64_t n)
 {
     double sum = 0;
@@ -101,7 +111,7 @@ static double len_changes(const spmv_kernel_shape *k, const int32_t *len, const 
             changed += q != prev;
             prev = q;
         }
-        sum += (double)changed / (double)(n - 1);
+        sum += (double)changed;
     }
     return sum;
 }
@@ -114,7 +124,7 @@ spmv_status spmv_len_branch_changes(const spmv_kernel_shape *k, const int32_t *l
     if (n < 0) return spmv__error(SPMV_ERR_ARG, "%s: n %lld < 0", fn, (long long)n);
     spmv_status st = check_shape(fn, k);
     if (st) return st;
-    *changes = len_changes(k, len, NULL, n);
+    *changes = n > 0 ? len_changes(k, len, NULL, n) / (double)n : 0.0;
     return SPMV_OK;
 }
 
@@ -125,7 +135,9 @@ spmv_status spmv_crs_len_branch_changes(const spmv_kernel_shape *k, const spmv_c
         return spmv__error(SPMV_ERR_ARG, "%s: argument %s is NULL", fn, !k ? "k" : !A ? "A" : "changes");
     spmv_status st = check_shape(fn, k);
     if (st) return st;
-    *changes = len_changes(k, NULL, A->rowptr, A->rows);
+    if (k->format != SPMV_FORMAT_CRS)
+        return spmv__error(SPMV_ERR_ARG, "%s: the kernel shape is for SELL, A is CRS", fn);
+    *changes = A->rows > 0 ? len_changes(k, NULL, A->rowptr, A->rows) / (double)A->rows : 0.0;
     return SPMV_OK;
 }
 
@@ -339,10 +351,11 @@ static int32_t saturation_cores(double P_sat, double P1)
     return ns >= 1.0 && ns <= 1e6 ? (int32_t)ns : ns > 1e6 ? 1000000 : 1;
 }
 
-/* xr: cy per row added to T_data[i] for i >= xr_from (x's random lines beyond the private caches, see model()); the
+/* serial: cy per row added to every T_data[i] after the overlap rules (the length branches' mispredicts); xr: cy per
+ * row added to T_data[i] for i >= xr_from (x's random lines beyond the private caches, see model()); the
  * memory level's transfers then overlap less (see below) */
 static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, double flops_row,
-                     double bS, double xr, int xr_from, spmv_ecm *e)
+                     double bS, double xr, int xr_from, double serial, spmv_ecm *e)
 {
     memset(e, 0, sizeof *e);
     int n = m->nlevels;
@@ -372,6 +385,7 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
             const double T = e->T_data[i], s = xr / (xr + T);
             e->T_data[i] = T + s * (combine_as(m, ic.comp, rd, wr, i, 1) - T) + xr;
         }
+        e->T_data[i] += serial;
     }
     e->T_ecm = e->T_data[n - 1];
     e->P1 = e->T_ecm > 0 ? flops_row * m->clock_ghz / e->T_ecm : 0.0;
@@ -416,7 +430,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     }
     double b[SPMV_MACHINE_MAX_LEVELS];
     for (int i = 0; i < m->nlevels; i++) b[i] = rb;
-    ecm_fill(m, ic, b, 8.0, t->flops_per_entry * nzr, bS, 0.0, m->nlevels, e);
+    ecm_fill(m, ic, b, 8.0, t->flops_per_entry * nzr, bS, 0.0, m->nlevels, 0.0, e);
     return SPMV_OK;
 }
 
@@ -694,6 +708,9 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     double gcy = 0;
     r.lines_per_gather = lines_per_gather(x, &r.shape, m, &gcy);
     if (!(r.lines_per_gather > 0)) gcy = gather_cost(m, r.shape.width);
+    /* the CRS part of a hybrid matrix runs at the in-core shape of the CRS kernel that runs it */
+    const spmv_kernel_shape ls =
+        x.S ? spmv__kernel_shape(x.S->long_kernel ? x.S->long_kernel : &spmv__k_crs_ref, 0) : r.shape;
     incore ic = {0, 0, 0};
     if (x.A) {
         const spmv_crs *A = x.A;
@@ -713,7 +730,6 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
         }
         /* the CRS part of a hybrid matrix: its rows at the in-core shape of the CRS kernel that runs them */
         if (S->nlong > 0 && S->longptr) {
-            const spmv_kernel_shape ls = spmv__kernel_shape(S->long_kernel ? S->long_kernel : &spmv__k_crs_ref, 0);
             for (int32_t j = 0; j < S->nlong; j++) {
                 incore c = crs_row(m, &ls, (double)(S->longptr[j + 1] - S->longptr[j]), gcy);
                 ic.comp += c.comp, ic.load += c.load, ic.store += c.store;
@@ -721,28 +737,42 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
         }
     }
     ic.comp /= (double)r.rows, ic.load /= (double)r.rows, ic.store /= (double)r.rows;
+    /* the team the driver starts (spmv__team_for: one thread per spmv__team_min_work entries of work, from this
+     * machine's fork and join): a small matrix runs on fewer threads than asked for, or on one */
+    int64_t total = (int64_t)m->sockets * m->cores_per_socket;
+    int64_t used = nthreads < total ? nthreads : total;
+    const int64_t work = x.A ? x.A->nnz : spmv__sell_work(x.S);
+    const double fj_ns = m->parallel_overhead > 0 ? m->parallel_overhead / m->clock_ghz : 0.0;
+    used = spmv__team_for((int32_t)(used < INT32_MAX ? used : INT32_MAX), work, fj_ns);
+    /* and one where the lines of y its parts share cost more than the team saves, as the driver decides (the count
+     * is the matrix's own partition's, so only where that is the one asked about) */
+    if (x.S && x.S->nparts == nthreads) used = spmv__sell_team_cap(x.S, (int)used, work);
+    if (used < 1) used = 1;
+
     /* the branches that follow the row (chunk) lengths: a mispredict each time their outcome changes, unless the
-     * predictor has learned the whole sequence (few rows per core, multiplied again and again), in the
-     * non-overlapping core time (the loads behind a mispredicted branch wait for it). Zen 5 VM 2026-12-07, CRS, 1
-     * thread: a power-law matrix of 32768 rows (N_nzr 12.7) ran at 53 cy per row, one of the same size with every row
-     * of 13 entries at 27 (1.40 changes per row); rajat01 (6833 rows) and pow ran as the model without the term */
-    const double seqlen = (double)(x.A ? r.rows : r.nchunks) / (double)nthreads, lo = m->len_branch_rows_learned,
-                 hi = m->len_branch_rows_missed;
-    r.len_branch_share = !(lo > 0 && hi > 0) ? 1.0 : seqlen <= lo ? 0.0 : seqlen >= hi || hi <= lo ? 1.0
-                         : log2(seqlen / lo) / log2(hi / lo);
+     * predictor has learned the whole sequence (few rows per core, multiplied again and again), added after the
+     * overlap rules (the loads behind a mispredicted branch wait for it). Zen 5 VM 2026-12-07, CRS, 1 thread: a
+     * power-law matrix of 32768 rows (N_nzr 12.7, 1.40 changes per row) ran at 53 cy per row, one of the same size
+     * with every row of 13 entries at 27; rajat01 (6833 rows) and pow ran as the model without the term */
+    double seqlen = 0;
     if (x.A) {
         r.len_branch_changes = len_changes(&r.shape, NULL, x.A->rowptr, x.A->rows);
+        seqlen = (double)x.A->rows;
     } else {
         const spmv_sell *S = x.S;
-        r.len_branch_changes = len_changes(&r.shape, S->chunklen, NULL, S->nchunks) * (double)S->nchunks;
+        r.len_branch_changes = len_changes(&r.shape, S->chunklen, NULL, S->nchunks);
+        seqlen = (double)S->nchunks;
         if (S->nlong > 0 && S->longptr) {
-            const spmv_kernel_shape ls = spmv__kernel_shape(S->long_kernel ? S->long_kernel : &spmv__k_crs_ref, 0);
-            r.len_branch_changes += len_changes(&ls, NULL, S->longptr, S->nlong) * (double)S->nlong;
+            r.len_branch_changes += len_changes(&ls, NULL, S->longptr, S->nlong);
+            seqlen += (double)S->nlong;
         }
-        r.len_branch_changes /= (double)r.rows;
     }
+    r.len_branch_changes /= (double)r.rows;
+    seqlen /= (double)used;
+    const double lo = m->len_branch_rows_learned, hi = m->len_branch_rows_missed;
+    r.len_branch_share = !(lo > 0 && hi > 0) ? 1.0 : seqlen <= lo ? 0.0 : seqlen >= hi || hi <= lo ? 1.0
+                         : log2(seqlen / lo) / log2(hi / lo);
     r.len_branch_cy = r.len_branch_changes * r.len_branch_share * m->len_branch_miss_cy;
-    ic.load += r.len_branch_cy;
     if (r.shape.width > 1 && r.shape.x != SPMV_X_SCALAR)
         r.gather_cy = r.shape.x == SPMV_X_EMUL ? emul_gather(m, r.shape.width) : gcy;
 
@@ -779,7 +809,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
             if (xb > 0) b[i] = b[i] - xb > 0 ? b[i] - xb : 0.0;
         }
     }
-    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, &r.ecm);
+    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, r.len_branch_cy, &r.ecm);
     r.ecm.bytes_per_row = bmem; /* the transfers went without x's random lines; the bytes from memory are all */
     r.ecm.bw1 = r.ecm.T_ecm > 0 ? bmem * m->clock_ghz / r.ecm.T_ecm : 0.0;
     /* saturation with the code balance at nthreads' alpha */
@@ -788,16 +818,6 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     r.ecm.n_s = saturation_cores(r.ecm.P_sat, r.ecm.P1);
     r.n_s = r.ecm.n_s;
     r.cores_per_numa = m->cores_per_numa;
-    int64_t total = (int64_t)m->sockets * m->cores_per_socket;
-    int64_t used = nthreads < total ? nthreads : total;
-    /* the team the driver starts (spmv__team_for: one thread per spmv__team_min_work entries of work, from this
-     * machine's fork and join): a small matrix runs on fewer threads than asked for, or on one */
-    const int64_t work = x.A ? x.A->nnz : spmv__sell_work(x.S);
-    const double fj_ns = m->parallel_overhead > 0 ? m->parallel_overhead / m->clock_ghz : 0.0;
-    used = spmv__team_for((int32_t)(used < INT32_MAX ? used : INT32_MAX), work, fj_ns);
-    /* and one where the lines of y its parts share cost more than the team saves, as the driver decides (the count
-     * is the matrix's own partition's, so only where that is the one asked about) */
-    if (x.S && x.S->nparts == nthreads) used = spmv__sell_team_cap(x.S, (int)used, work);
     int64_t doms = (used + m->cores_per_numa - 1) / m->cores_per_numa;
 
     /* where the data set lives at nthreads: the fastest levels first, up to their effective capacities (private
@@ -944,10 +964,11 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
             "x's misses continue a stream and stay transfers), %.3g cy per row at the machine's random-x time for x "
             "of %.3g MiB (their bytes out of the transfers below)\n", prefix, md->x_random_lines,
             100.0 * md->x_random_seq, md->x_random_cy, 8.0 * (double)md->cols / 1048576.0);
-    if (md->len_branch_changes > 0)
+    if (md->len_branch_cy > 0 || (md->len_branch_changes > 0 && md->len_branch_share < 1))
         put(o, "%s  length branches: %.3g changes per row of the kernel's branches that follow the row (chunk) "
-            "lengths, %.0f %% of them mispredicted at this many rows per thread (the rest learned), %.3g cy per row (in "
-            "T_nOL)\n", prefix, md->len_branch_changes, 100.0 * md->len_branch_share, md->len_branch_cy);
+            "lengths, %.0f %% of them mispredicted at this many rows per thread (the rest learned), %.3g cy per row "
+            "(added to the T_data below)\n",
+            prefix, md->len_branch_changes, 100.0 * md->len_branch_share, md->len_branch_cy);
     /* ECM in the paper's notation */
     put(o, "%s  ECM {T_OL || T_nOL", prefix);
     for (int i = 1; i < n; i++) put(o, " | T_%s%s", md->levels[i - 1], md->levels[i]);

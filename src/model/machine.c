@@ -116,6 +116,14 @@ spmv_status spmv_machine_check(const spmv_machine *m)
         BAD("cores per NUMA domain %d does not divide cores per socket %d", m->cores_per_numa, m->cores_per_socket);
     if (!is_pow2(m->cacheline)) BAD("cacheline size %d B is not a power of two", m->cacheline);
     if (m->simd_width < 1) BAD("SIMD width %d < 1", m->simd_width);
+    const double lb[3] = {m->len_branch_miss_cy, m->len_branch_rows_learned, m->len_branch_rows_missed};
+    static const char *const lbn[3] = {"length branch miss", "length branch learned rows", "length branch missed rows"};
+    for (int i = 0; i < 3; i++)
+        if (!(lb[i] >= 0) || !(lb[i] <= (i ? 1e12 : 1e6)))
+            BAD("%s %g is negative, not finite or above %g", lbn[i], lb[i], i ? 1e12 : 1e6);
+    if ((m->len_branch_rows_learned > 0) != (m->len_branch_rows_missed > 0))
+        BAD("length branch learned rows %g and missed rows %g: both 0 or both set", m->len_branch_rows_learned,
+            m->len_branch_rows_missed);
     const double incore[] = {m->fma_latency, m->fma_rthroughput, m->add_latency, m->add_rthroughput,
                              m->mul_latency, m->mul_rthroughput, m->load_rthroughput, m->store_rthroughput,
                              m->gather_rthroughput, m->gather_index_penalty, m->hadd_latency, m->hadd_rthroughput,
@@ -123,9 +131,7 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                              m->masked_load_rthroughput, m->emul_gather_rthroughput, m->gather_lines_rthroughput[0],
                              m->gather_lines_rthroughput[1], m->gather_lines_rthroughput[2],
                              m->gather_lines_rthroughput[3], m->parallel_overhead, m->vidx_rthroughput,
-                             m->len_branch_miss_cy, m->len_branch_rows_learned, m->len_branch_rows_missed,
-                             m->xrand_ns[0][0], m->xrand_ns[0][1], m->xrand_ns[0][2],
-                             m->xrand_ns[0][3],
+                             m->xrand_ns[0][0], m->xrand_ns[0][1], m->xrand_ns[0][2], m->xrand_ns[0][3],
                              m->xrand_ns[1][0], m->xrand_ns[1][1], m->xrand_ns[1][2], m->xrand_ns[1][3]};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
@@ -234,7 +240,8 @@ static const keydef top_keys[] = {
     {"random x line by scalar loads 64 MiB", K_DBL, U_NS, M(xrand_ns[1][2]), 0, "optional: x of 64 MiB"},
     {"random x line by scalar loads 256 MiB", K_DBL, U_NS, M(xrand_ns[1][3]), 0, "optional: x of 256 MiB"},
     {"length branch miss", K_DBL, U_CY, M(len_branch_miss_cy), 0,
-     "optional: per change of a branch that follows the row (chunk) length, the library's CRS kernel at random and sorted row lengths (0: not charged)"},
+     "optional: per change of a branch that follows the row (chunk) length, the library's CRS kernel at random and "
+     "sorted row lengths (0: not charged)"},
     {"length branch learned rows", K_DBL, U_NONE, M(len_branch_rows_learned), 0,
      "optional: rows per core up to which the branch predictor learns the length branches (0: none learned)"},
     {"length branch missed rows", K_DBL, U_NONE, M(len_branch_rows_missed), 0,

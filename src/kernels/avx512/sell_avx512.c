@@ -533,7 +533,7 @@ static int sell_avx512_aligned(const spmv_sell *S)
         .shape = {.format = SPMV_FORMAT_SELL, .C = CC, .width = 8, .mve = SELL_AVX512_UNROLL_C##CC, .x = XS,       \
                   .runs = 1, .idx16 = 1, .vidx = !SELL_AVX512_ASAN,                                                \
                   /* the chunk's loop of len / U steps, the U - 1 columns past it (len % U) */                     \
-                  .len_branch = {{SELL_AVX512_UNROLL_C##CC, 0}, {1, SELL_AVX512_UNROLL_C##CC}}},                   \
+                  .len_branch = {{SELL_AVX512_UNROLL_C##CC, 0, 0}, {1, SELL_AVX512_UNROLL_C##CC, 0}}},                 \
         .nt = NT, .accepts = sell_avx512_##XN##NTN##_accepts_c##CC};
 
 #define SELL_AVX512_DEFINE(CC)                                                                                     \

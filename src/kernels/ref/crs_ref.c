@@ -38,5 +38,5 @@ const spmv_kernel spmv__k_crs_ref = {
     .traffic = {.bytes_per_entry = 12, .bytes_per_row = 24, .bytes_per_chunk = 0, .flops_per_entry = 2},
     /* one row at a time, one partial sum, scalar loads of index, value and x */
     .shape = {.format = SPMV_FORMAT_CRS, .C = 0, .width = 1, .mve = 1, .x = SPMV_X_SCALAR, .runs = 0,
-              .len_branch = {{1, 0}}}, /* the row's loop */
+              .len_branch = {{1, 0, 0}}}, /* the row's loop */
 };

@@ -45,6 +45,6 @@ const spmv_kernel spmv__k_sell_ref = {
     .traffic = {.bytes_per_entry = 12, .bytes_per_row = 16, .bytes_per_chunk = 12, .flops_per_entry = 2},
     /* one accumulator per lane (a block of LANES lanes at a time), scalar loads */
     .shape = {.format = SPMV_FORMAT_SELL, .C = 0, .width = 1, .mve = 1, .x = SPMV_X_SCALAR, .runs = 0,
-              .len_branch = {{1, 0}}}, /* the chunk's loop over its columns */
+              .len_branch = {{1, 0, 0}}}, /* the chunk's loop over its columns */
     .accepts = sell_ref_accepts,
 };
