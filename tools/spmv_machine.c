@@ -276,13 +276,14 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
     if (r->xrand_huge >= 0)
         printf("  (x in 2 MiB pages: %.0f %% in the last pass; with 4 KiB pages a gather's random line costs 2-3x)\n",
                100.0 * r->xrand_huge);
-    if (m->len_branch_miss_cy > 0 && m->len_branch_rows_learned > 0)
-        printf("length branches: %.1f cy per change of a branch that follows the row length; learned up to %.0f rows "
-               "per core, all mispredicted from %.0f\n", m->len_branch_miss_cy, m->len_branch_rows_learned,
-               m->len_branch_rows_missed);
-    else if (m->len_branch_miss_cy > 0)
-        printf("length branches: %.1f cy per change of a branch that follows the row length; none learned\n",
-               m->len_branch_miss_cy);
+    if (m->len_branch_miss_cy > 0) {
+        printf("length branches: %.1f cy per change of a branch that follows the row length; ", m->len_branch_miss_cy);
+        if (m->len_branch_rows_learned > 0)
+            printf("learned up to %.0f rows per core, all mispredicted from %.0f\n", m->len_branch_rows_learned,
+                   m->len_branch_rows_missed);
+        else
+            printf("none learned\n");
+    }
     for (int i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
         printf("%-4s %10s  upstream %7.2f B/cy%s  overlap %s\n", l->name,

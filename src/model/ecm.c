@@ -770,8 +770,8 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     r.len_branch_changes /= (double)r.rows;
     seqlen /= (double)used;
     const double lo = m->len_branch_rows_learned, hi = m->len_branch_rows_missed;
-    r.len_branch_share = !(lo > 0 && hi > 0) ? 1.0 : seqlen <= lo ? 0.0 : seqlen >= hi || hi <= lo ? 1.0
-                         : log2(seqlen / lo) / log2(hi / lo);
+    /* (spmv_machine_check: both sizes 0 or lo <= hi) */
+    r.len_branch_share = !(lo > 0) ? 1.0 : seqlen <= lo ? 0.0 : seqlen >= hi ? 1.0 : log2(seqlen / lo) / log2(hi / lo);
     r.len_branch_cy = r.len_branch_changes * r.len_branch_share * m->len_branch_miss_cy;
     if (r.shape.width > 1 && r.shape.x != SPMV_X_SCALAR)
         r.gather_cy = r.shape.x == SPMV_X_EMUL ? emul_gather(m, r.shape.width) : gcy;

@@ -124,6 +124,9 @@ spmv_status spmv_machine_check(const spmv_machine *m)
     if ((m->len_branch_rows_learned > 0) != (m->len_branch_rows_missed > 0))
         BAD("length branch learned rows %g and missed rows %g: both 0 or both set", m->len_branch_rows_learned,
             m->len_branch_rows_missed);
+    if (m->len_branch_rows_missed < m->len_branch_rows_learned)
+        BAD("length branch missed rows %g below its learned rows %g", m->len_branch_rows_missed,
+            m->len_branch_rows_learned);
     const double incore[] = {m->fma_latency, m->fma_rthroughput, m->add_latency, m->add_rthroughput,
                              m->mul_latency, m->mul_rthroughput, m->load_rthroughput, m->store_rthroughput,
                              m->gather_rthroughput, m->gather_index_penalty, m->hadd_latency, m->hadd_rthroughput,
@@ -135,10 +138,6 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                              m->xrand_ns[1][0], m->xrand_ns[1][1], m->xrand_ns[1][2], m->xrand_ns[1][3]};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
-    if (m->len_branch_rows_learned > 0 && m->len_branch_rows_missed > 0 &&
-        m->len_branch_rows_missed < m->len_branch_rows_learned)
-        BAD("length branch missed rows %g below its learned rows %g", m->len_branch_rows_missed,
-            m->len_branch_rows_learned);
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
         BAD("%d bandwidth curve points, outside 0..%d", m->bw_points, SPMV_MACHINE_MAX_CORES);
     for (int32_t i = 0; i < m->bw_points; i++)
