@@ -9,8 +9,8 @@
 #
 # Per round (ROUNDS, default 6): STREAM `stream 1024 6` (kernel=sum, best of 6) at 1 and 2 threads on 4 KiB pages
 # and on huge pages, `spmv-machine --only bw -q` (read column, 1 and 2 threads, 1 GiB, sustained over all its timed
-# windows), the four STREAMs again. The ratio of a round is spmv-machine over the mean of the STREAM before and after
-# it; the summary gives the medians. 2 threads are the saturated figure on a 2-core machine only.
+# windows, the median of its 16 passes), the four STREAMs again. The ratio of a round is spmv-machine over the mean
+# of the STREAM before and after it; the summary gives the medians. 2 threads are the saturated figure on a 2-core machine only.
 # Needs build/tools/spmv-machine and ../shared/peers/stream (make -C ../shared/peers stream).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +36,7 @@ for r in $(seq 1 "$ROUNDS"); do
     a2=$(st 2 4k)
     a3=$(st 1 huge)
     a4=$(st 2 huge)
-    m=$("$machine" --only bw -q 2>&1 | awk '$1 == 1 || $1 == 2 { if (NF == 4) printf "%s ", $2 }')
+    m=$("$machine" --only bw -q 2>&1 | awk '$1 == 1 || $1 == 2 { if (NF == 6) printf "%s ", $2 }')
     [ "$(echo "$m" | wc -w)" = 2 ] ||
         { echo "$0: spmv-machine --only bw printed no read figures for 1 and 2 threads" >&2; exit 1; }
     b1=$(st 1 4k)

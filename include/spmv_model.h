@@ -113,7 +113,11 @@ typedef struct spmv_machine {
                                         gather (linear between the points). 0 = not measured: gather_rthroughput +
                                         gather_index_penalty for any number of lines */
     double bw_load, bw_copy, bw_triad;     /**< saturated memory bandwidth of one NUMA domain, GB/s: read-only,
-                                              COPY, STREAM TRIAD (explicit bytes, write-allocate included) */
+                                              COPY, STREAM TRIAD (explicit bytes, write-allocate included);
+                                              spmv-machine: the median of its passes. The ECM's memory terms */
+    double bw_load_best, bw_copy_best, bw_triad_best; /**< the same, the fastest pass (GB/s; 0 = not given: the
+                                              figures above). The roofline's bandwidths: a bound takes the best the
+                                              machine showed, a prediction the usual (spmv_machine_roof) */
     int32_t bw_points;                     /**< entries of the curves below (0..SPMV_MACHINE_MAX_CORES) */
     double bw_load_n[SPMV_MACHINE_MAX_CORES];  /**< bw_load_n[i]: GB/s with i+1 cores of one NUMA domain, compact */
     double bw_copy_n[SPMV_MACHINE_MAX_CORES];  /**< the same for COPY (0 = not measured) */
@@ -203,6 +207,10 @@ SPMV_API spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz);
 /** Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). SPMV_BW_MIX: the
  * mix of SpMV (spmv_machine_mix_bandwidth with 97 % reads). */
 SPMV_API double spmv_machine_bandwidth(const spmv_machine *m, spmv_bw_kind kind);
+
+/** The machine the roofline reads: m with its saturated bandwidths replaced by their fastest pass where the file
+ * gives one (bw_*_best > 0); everything else as m. *out may be m. Does nothing when an argument is NULL. */
+SPMV_API void spmv_machine_roof(const spmv_machine *m, spmv_machine *out);
 
 /** Saturated bandwidth (GB/s, one NUMA domain) of a kernel that reads rd and writes wr bytes (write-allocate reads
  * counted in rd; rd, wr >= 0, not both 0). Memory time is modelled as rd/b_R + wr/b_W: b_R is the read-only
@@ -485,12 +493,14 @@ typedef struct spmv_model {
     int in_cache;                    /**< 1: memory has no share (the data set fits in the caches used) */
     double bS;                       /**< memory bandwidth of one NUMA domain used (opts.bw; default the mix of this
                                         kernel at alpha), GB/s */
+    double bS_roof;                  /**< the same from the fastest passes (spmv_machine_roof): the roofline's */
     double level_bw[SPMV_MACHINE_MAX_LEVELS]; /**< GB/s each level can deliver to the nthreads cores: caches: the
                                         level's upstream link times the cores using it; memory: bS times the NUMA
                                         domains used; [0] = L1 load bandwidth times cores */
     double roofline;                 /**< the bound, Gflop/s: flops / sum over levels of share * bytes at alpha_x.lo /
                                         level_bw (the classic b_S / B_c when the data are in memory) */
-    double roofline_mem;             /**< the memory roofline at nthreads regardless of caches: bS * domains / Bc_roof */
+    double roofline_mem;             /**< the memory roofline at nthreads regardless of caches: bS_roof * domains /
+                                        Bc_roof */
     double roofline_node;            /**< Gflop/s, the memory roofline of all NUMA domains of the machine */
     double lines_per_gather;         /**< mean distinct cache lines per hardware gather vector (0: no gathers) */
     double gather_cy;                /**< cycles per gather column vector the in-core part used (x access and index

@@ -187,7 +187,8 @@ SPMV_API spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o,
 SPMV_API double spmv_tune_break_even(double t_convert, double t_crs, double t_sell);
 
 /** Upper bound in Gflop/s for a SELL-C-sigma (C >= 1) or CRS (C = 0) configuration with `stored` entries, before
- * building it: the highest saturated bandwidth of the machine (load, copy, triad) summed over the NUMA domains
+ * building it: the highest saturated bandwidth of the machine (load, copy, triad; their fastest passes where the
+ * machine gives them, spmv_machine_roof) summed over the NUMA domains
  * nthreads cores fill, over the code balance at alpha_min = cols/nnz (x read once) of the traffic declaration t.
  * No kernel moves less data from memory, so none is faster -- as long as the data set does not fit in the caches.
  * Errors: SPMV_ERR_ARG (NULL, a size < 1, stored < nnz, nthreads < 1, a machine without any bandwidth). */

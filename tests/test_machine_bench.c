@@ -506,6 +506,37 @@ static double nan_above5(double x, void *arg) { return (void)arg, x > 5.0 ? NAN 
 static int calls;
 static double counted(double x, void *arg) { return calls++, v_shape(x, arg); }
 
+/* Memory-level figures are the median of the passes (bench_run.c, Method): the median itself, and the bandwidth
+ * curve's figure between its slowest and fastest pass, each counted */
+static void test_median_of_passes(void)
+{
+    CU_ASSERT_DOUBLE_EQUAL(bench_median((const double[]){3, 1, 2}, 3), 2.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(bench_median((const double[]){4, 1, 3, 2}, 4), 2.5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(bench_median((const double[]){60, 26, 45, 52, 49}, 5), 49.0, 0); /* not the best, 60 */
+    CU_ASSERT_DOUBLE_EQUAL(bench_median((const double[]){7}, 1), 7.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(bench_median(NULL, 0), 0.0, 0);
+    bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.quick = 1;
+    o.window = 2e-5;
+    o.windows = 2;
+    o.passes = 3;
+    o.mem_bytes = 8 << 20;
+    o.max_threads = 2;
+    o.parts = BENCH_PART_CLOCK | BENCH_PART_BW;
+    bench_results *r = malloc(sizeof *r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(bench_run(&o, r, NULL), 0);
+    CU_ASSERT_FATAL(r->nthreads >= 1);
+    for (int t = 0; t < r->nthreads; t++)
+        for (int k = 0; k < BW_NKINDS; k++) {
+            CU_ASSERT_EQUAL(r->bw_passes[k][t], 3);
+            CU_ASSERT(r->bw_lo[k][t] > 0);
+            CU_ASSERT(r->bw_lo[k][t] <= r->bw[k][t] && r->bw[k][t] <= r->bw_hi[k][t]);
+        }
+    free(r);
+}
+
 static void test_min_log(void)
 {
     double at[2] = {3.7, 5.0};
@@ -610,6 +641,7 @@ int main(void)
                                     {"tiny run writes a readable machine file", test_quick_run_file},
                                     {"SpMV check: the rule chosen and the matrix sizes", test_spmv_check_choice},
                                     {"length branches: the sweep's learned and missed sizes", test_len_branch_fit},
+                                    {"memory figures: the median of the passes", test_median_of_passes},
                                     {"SpMV check: memory's bandwidth, the least error in log x", test_min_log},
                                     {NULL, NULL}});
     return tu_run();

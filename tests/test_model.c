@@ -1410,6 +1410,51 @@ static void test_roofline_levels(void)
     spmv_crs_free(A);
 }
 
+/* The roofline at the fastest passes, the ECM at the usual one (spmv_machine.bw_*_best): twice the bandwidths
+ * double the memory roofline and leave the ECM's b_S and prediction as they were; the keys round-trip; a fastest
+ * pass below its median is refused, naming the key */
+static void test_roofline_fastest_pass(void)
+{
+    load_a64fx();
+    spmv_crs *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(spmv_gen_hpcg(48, 48, 48, &A), SPMV_OK); /* 35 MB > 8 MiB L2 */
+    spmv_kernel_shape k = {SPMV_FORMAT_CRS, 0, 8, 1, SPMV_X_GATHER, 0, 0, 0, {{0, 0, 0}}};
+    spmv_model_opts o = spmv_model_opts_default();
+    o.shape = &k;
+    o.max_accesses = -1;
+    spmv_model m0, m2;
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &a64fx, 12, &o, &m0), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m0.bS_roof, m0.bS, 0); /* the paper's file gives no fastest pass */
+    spmv_machine f = a64fx;
+    f.bw_load_best = 2 * f.bw_load;
+    f.bw_copy_best = 2 * f.bw_copy;
+    f.bw_triad_best = 2 * f.bw_triad;
+    CU_ASSERT_EQUAL_FATAL(spmv_model_crs(A, &paper, &f, 12, &o, &m2), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m2.bS, m0.bS, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m2.predicted, m0.predicted, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m2.ecm.T_ecm, m0.ecm.T_ecm, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m2.bS_roof, 2 * m0.bS, 1e-12 * m0.bS);
+    CU_ASSERT_DOUBLE_EQUAL(m2.roofline_mem, 2 * m0.roofline_mem, 1e-12 * m0.roofline_mem);
+    CU_ASSERT(m2.roofline > m0.roofline);
+    spmv_machine r;
+    spmv_machine_roof(&f, &r);
+    CU_ASSERT(r.bw_load == f.bw_load_best && r.bw_copy == f.bw_copy_best && r.bw_triad == f.bw_triad_best);
+    CU_ASSERT(r.fma_latency == f.fma_latency && r.nlevels == f.nlevels);
+    double b0 = 0, b2 = 0;
+    const int64_t nnz = A->nnz, rows = A->rows;
+    CU_ASSERT_EQUAL(spmv_tune_bound(&a64fx, &paper, rows, rows, nnz, nnz, 0, 12, &b0), SPMV_OK);
+    CU_ASSERT_EQUAL(spmv_tune_bound(&f, &paper, rows, rows, nnz, nnz, 0, 12, &b2), SPMV_OK);
+    CU_ASSERT_DOUBLE_EQUAL(b2, 2 * b0, 1e-12 * b0);
+    check_roundtrip(&f);
+    char text[8192];
+    CU_ASSERT(spmv_machine_format(&f, text, sizeof text) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "saturated bandwidth load fastest pass: 450 GB/s"));
+    f.bw_load_best = 0.5 * f.bw_load;
+    CU_ASSERT_EQUAL(spmv_machine_check(&f), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "saturated bandwidth load fastest pass 112.5 GB/s is below"));
+    spmv_crs_free(A);
+}
+
 /* The parallel region overhead: added once to every multiply on more than one thread, nothing on one thread; the
  * key round-trips through the file */
 static void test_parallel_overhead(void)
@@ -1529,6 +1574,7 @@ int main(void)
                                     {"gather cost by lines per gather", test_gather_lines},
                                     {"x at random lines (the random-x table)", test_random_x},
                                     {"roofline by where the data live", test_roofline_levels},
+                                    {"roofline at the fastest passes, ECM at the usual", test_roofline_fastest_pass},
                                     {"parallel region overhead per multiply", test_parallel_overhead},
                                     {"the machine at the clock of a run", test_machine_at_clock},
                                     {NULL, NULL}});

@@ -222,11 +222,13 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
 
     if (r->nthreads > 0) {
         printf("\n== Memory bandwidth against threads (one per core, compact), GB/s explicit + write-allocate, "
-               "u=%d, working set %s, sustained (bytes over time of all timed windows, as STREAM's whole pass)\n",
+               "u=%d, working set %s, sustained (bytes over time of all timed windows, as STREAM's whole pass), the "
+               "median of the passes\n",
                r->bw_unroll, human(b1, sizeof b1, (double)r->bw_bytes));
-        printf("%7s %9s %9s %9s\n", "threads", "read", "COPY", "TRIAD");
+        printf("%7s %9s %9s %9s   %s\n", "threads", "read", "COPY", "TRIAD", "read: slowest-fastest of the passes");
         for (int i = 0; i < r->nthreads; i++)
-            printf("%7d %9.2f %9.2f %9.2f\n", i + 1, r->bw[BW_LOAD][i], r->bw[BW_COPY][i], r->bw[BW_TRIAD][i]);
+            printf("%7d %9.2f %9.2f %9.2f   %.2f-%.2f (%d)\n", i + 1, r->bw[BW_LOAD][i], r->bw[BW_COPY][i],
+                   r->bw[BW_TRIAD][i], r->bw_lo[BW_LOAD][i], r->bw_hi[BW_LOAD][i], r->bw_passes[BW_LOAD][i]);
         printf("saturated      read (SUM) %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy read)\n", m->bw_load,
                m->bw_copy, m->bw_triad, m->bw_load / r->clock_ghz);
         if (m->parallel_overhead > 0)
@@ -358,8 +360,8 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
     if (r->tsc_ghz > 0) H("; TSC rate %.3f GHz", r->tsc_ghz);
     H(".\n# Timings: wall clock in windows of 0.25-0.5 ms, the best window of each pass in cycles at the clock\n"
       "# measured around it (in memory: the sustained rate, all timed windows' work over their time, as STREAM's\n"
-      "# whole pass); over %d passes the median of those within 5%% of the best. load/store reciprocal\n"
-      "# throughput: LOAD/INIT in L1; gather index penalty: index load + gather minus gather alone.\n", passes);
+      "# whole pass); over %d passes the median of those within 5%% of the best (in memory: of all passes). load/store\n"
+      "# reciprocal throughput: LOAD/INIT in L1; gather index penalty: index load + gather minus gather alone.\n", passes);
     H("# Streaming kernels, best cy/VL over unroll 1..16 (VL = %d doubles) in", r->width);
     for (int L = 0; L < r->nlevels; L++) H(" %s", r->level_name[L]);
     H(":\n");

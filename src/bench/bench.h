@@ -240,7 +240,11 @@ typedef struct bench_results {
     int nthreads;                             /* bandwidth curve length */
     int bw_unroll;                            /* unroll factor of the curve's kernels */
     int64_t bw_bytes;                         /* working set of the curve (all threads) */
-    double bw[BW_NKINDS][BENCH_MAX_CPUS];     /* GB/s (explicit + write-allocate) with t+1 threads */
+    double bw[BW_NKINDS][BENCH_MAX_CPUS];     /* GB/s (explicit + write-allocate) with t+1 threads: the median of
+                                                 the passes (bench_median) */
+    double bw_lo[BW_NKINDS][BENCH_MAX_CPUS];  /* the slowest and the fastest pass of each, GB/s */
+    double bw_hi[BW_NKINDS][BENCH_MAX_CPUS];
+    int bw_passes[BW_NKINDS][BENCH_MAX_CPUS]; /* passes of each (measured with the threads asked) */
     double fork_join_s;                       /* one empty OpenMP parallel region on nthreads threads, s (best; 0:
                                                  not measured, or one thread) */
     int nlat;                                 /* latency sweep */
@@ -377,6 +381,10 @@ int bench_check_choose(const double err[3], int stream_rule);
  * from *missed on. All 0 when it cannot run or the cost comes out at 0 or less (a log line says so). */
 void bench_len_branch(double clock_ghz, double *cy, double *learned, double *missed, FILE *log);
 /* bench_len_branch's reading of its sweep: pc[p] the cost per change at 2^(log2_first + p) rows, p < np (1..64) */
+/* The median of v[0..n-1] (the mean of the two middle values when n is even); 0 when n <= 0. At most the first 64
+ * values are used. How spmv-machine combines the passes of a memory-level figure (src/bench/bench_run.c, Method). */
+double bench_median(const double *v, int n);
+
 void bench_len_branch_fit(const double *pc, int np, int log2_first, double *cy, double *learned, double *missed);
 /* HPCG n for the check of level L of m: cbrt(size / 350 B per row), at most BENCH_CHECK_MAX_N (0: L out of range,
  * or a level too small for n >= 4) */

@@ -51,6 +51,15 @@ double spmv_machine_bandwidth(const spmv_machine *m, spmv_bw_kind kind)
     return 0.0;
 }
 
+void spmv_machine_roof(const spmv_machine *m, spmv_machine *out)
+{
+    if (!m || !out) return;
+    if (out != m) *out = *m;
+    if (m->bw_load_best > 0) out->bw_load = m->bw_load_best;
+    if (m->bw_copy_best > 0) out->bw_copy = m->bw_copy_best;
+    if (m->bw_triad_best > 0) out->bw_triad = m->bw_triad_best;
+}
+
 /* time per byte model rd/b_R + wr/b_W; 1/b_W from TRIAD (24 B read with write-allocate, 8 B written) and COPY
  * (16 B, 8 B), the mean of what each gives */
 double spmv_machine_mix_bandwidth(const spmv_machine *m, double rd, double wr)
@@ -130,7 +139,8 @@ spmv_status spmv_machine_check(const spmv_machine *m)
     const double incore[] = {m->fma_latency, m->fma_rthroughput, m->add_latency, m->add_rthroughput,
                              m->mul_latency, m->mul_rthroughput, m->load_rthroughput, m->store_rthroughput,
                              m->gather_rthroughput, m->gather_index_penalty, m->hadd_latency, m->hadd_rthroughput,
-                             m->bw_load, m->bw_copy, m->bw_triad, m->scalar_load_rthroughput,
+                             m->bw_load, m->bw_copy, m->bw_triad, m->bw_load_best, m->bw_copy_best,
+                             m->bw_triad_best, m->scalar_load_rthroughput,
                              m->masked_load_rthroughput, m->emul_gather_rthroughput, m->gather_lines_rthroughput[0],
                              m->gather_lines_rthroughput[1], m->gather_lines_rthroughput[2],
                              m->gather_lines_rthroughput[3], m->parallel_overhead, m->vidx_rthroughput,
@@ -138,6 +148,13 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                              m->xrand_ns[1][0], m->xrand_ns[1][1], m->xrand_ns[1][2], m->xrand_ns[1][3]};
     for (size_t i = 0; i < sizeof incore / sizeof *incore; i++)
         if (!(incore[i] >= 0) || !isfinite(incore[i])) BAD("an in-core cost or bandwidth is negative or not finite");
+    const double bwb[3][2] = {{m->bw_load_best, m->bw_load}, {m->bw_copy_best, m->bw_copy},
+                              {m->bw_triad_best, m->bw_triad}};
+    static const char *const bwn[3] = {"load", "copy", "triad"};
+    for (int i = 0; i < 3; i++)
+        if (bwb[i][0] > 0 && bwb[i][0] < bwb[i][1])
+            BAD("saturated bandwidth %s fastest pass %g GB/s is below saturated bandwidth %s %g GB/s", bwn[i],
+                bwb[i][0], bwn[i], bwb[i][1]);
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
         BAD("%d bandwidth curve points, outside 0..%d", m->bw_points, SPMV_MACHINE_MAX_CORES);
     for (int32_t i = 0; i < m->bw_points; i++)
@@ -250,6 +267,9 @@ static const keydef top_keys[] = {
     {"saturated bandwidth load", K_DBL, U_GBS, M(bw_load), 1, "one NUMA domain, read-only"},
     {"saturated bandwidth copy", K_DBL, U_GBS, M(bw_copy), 1, "one NUMA domain"},
     {"saturated bandwidth triad", K_DBL, U_GBS, M(bw_triad), 1, "one NUMA domain, write-allocate included"},
+    {"saturated bandwidth load fastest pass", K_DBL, U_GBS, M(bw_load_best), 0, NULL},
+    {"saturated bandwidth copy fastest pass", K_DBL, U_GBS, M(bw_copy_best), 0, NULL},
+    {"saturated bandwidth triad fastest pass", K_DBL, U_GBS, M(bw_triad_best), 0, NULL},
     {"memory bandwidth load", K_LIST, U_GBS, M(bw_load_n), 0, "1, 2, ... cores of one NUMA domain, compact"},
     {"memory bandwidth copy", K_LIST, U_GBS, M(bw_copy_n), 0, NULL},
     {"memory bandwidth triad", K_LIST, U_GBS, M(bw_triad_n), 0, NULL},
@@ -740,10 +760,15 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
         put(o, "%s: %s ns", d->key, num(b, *(const double *)((const char *)m + d->off)));
         put(o, d->doc ? "   # %s\n" : "\n", d->doc ? d->doc : "");
     }
-    put(o, "\n# memory bandwidth of one NUMA domain, GB/s (0 = not measured)\n");
+    put(o, "\n# memory bandwidth of one NUMA domain, GB/s (0 = not measured; spmv-machine: the median of its passes, the "
+           "ECM's)\n");
     put(o, "saturated bandwidth load: %s GB/s\n", num(b, m->bw_load));
     put(o, "saturated bandwidth copy: %s GB/s\n", num(b, m->bw_copy));
     put(o, "saturated bandwidth triad: %s GB/s\n", num(b, m->bw_triad));
+    put(o, "# optional: the fastest pass of each, the roofline's (a bound; 0 = the figures above)\n");
+    put(o, "saturated bandwidth load fastest pass: %s GB/s\n", num(b, m->bw_load_best));
+    put(o, "saturated bandwidth copy fastest pass: %s GB/s\n", num(b, m->bw_copy_best));
+    put(o, "saturated bandwidth triad fastest pass: %s GB/s\n", num(b, m->bw_triad_best));
     put(o, "# against cores 1, 2, ... of one NUMA domain (compact pinning); [] = not measured\n");
     put_list(o, "memory bandwidth load", m->bw_load_n, m->bw_points);
     put_list(o, "memory bandwidth copy", m->bw_copy_n, m->bw_points);

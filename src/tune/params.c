@@ -530,9 +530,11 @@ spmv_status spmv_tune_bound(const spmv_machine *m, const spmv_traffic *t, int64_
         return spmv__error(SPMV_ERR_ARG, "%s: rows %lld, cols %lld, nnz %lld, stored %lld, C %d, nthreads %d", fn,
                            (long long)rows, (long long)cols, (long long)nnz, (long long)stored, C, nthreads);
     if (!(t->flops_per_entry > 0)) return spmv__error(SPMV_ERR_ARG, "%s: flops per entry %g", fn, t->flops_per_entry);
-    double bw = m->bw_load;
-    if (m->bw_copy > bw) bw = m->bw_copy;
-    if (m->bw_triad > bw) bw = m->bw_triad;
+    spmv_machine mr; /* a bound: the fastest passes (spmv_machine_roof) */
+    spmv_machine_roof(m, &mr);
+    double bw = mr.bw_load;
+    if (mr.bw_copy > bw) bw = mr.bw_copy;
+    if (mr.bw_triad > bw) bw = mr.bw_triad;
     if (!(bw > 0)) return spmv__error(SPMV_ERR_ARG, "%s: the machine '%s' has no saturated bandwidth", fn,
                                        spmv__machine_name(m).s);
     int64_t nchunks = C > 0 ? (rows + C - 1) / C : 0;
