@@ -528,9 +528,10 @@ static void test_len_branches(void)
      * them all, half way (in log2 of the rows) half of them */
     spmv_machine m;
     CU_ASSERT_EQUAL_FATAL(spmv_machine_read(machine_path("amd-epyc-zen5-kvm-2core.machine"), &m), SPMV_OK);
-    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_miss_cy, 24.2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_miss_cy, 25.592374889517107, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(m.len_branch_rows_learned, 8192, 0);
-    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_rows_missed, 32768, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.len_branch_rows_missed, 65536, 0);
+    CU_ASSERT(m.bw_load_best > m.bw_load); /* spmv-machine's fastest pass beside the median */
     m.len_branch_rows_learned = m.len_branch_rows_missed = 0;
     spmv_model_opts o = spmv_model_opts_default();
     o.shape = &k;
