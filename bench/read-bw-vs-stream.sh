@@ -13,7 +13,7 @@
 # of the STREAM before and after it; the summary gives the medians, over all rounds and over the rounds in one host
 # phase (the 4k STREAM before and after within 10 % of each other: the Zen 5 VM's memory bandwidth drops to one
 # core's for tens of seconds at a time, 2 threads at 28-32 GB/s in STREAM and spmv-machine alike, BENCHMARKS.md
-# 2026-12-07 06:10). 2 threads are the saturated figure on a 2-core machine only.
+# 2026-12-07 06:02). 2 threads are the saturated figure on a 2-core machine only.
 # Needs build/tools/spmv-machine and ../shared/peers/stream (make -C ../shared/peers stream).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -414,7 +414,9 @@ typedef struct spmv_ecm {
     double bw1;                              /**< GB/s of one core */
     double bS;                               /**< saturated bandwidth of one NUMA domain used, GB/s */
     double Bc;                               /**< code balance at the memory level, bytes/flop */
-    double P_sat;                            /**< roofline of one NUMA domain, Gflop/s */
+    double P_sat;                            /**< bS / Bc: the ECM's saturated performance of one NUMA domain,
+                                                  Gflop/s (at the median bandwidth; the roofline takes the fastest
+                                                  pass, spmv_model.bS_roof) */
     int32_t n_s;                             /**< saturation point, cores */
 } spmv_ecm;
 
@@ -496,9 +498,10 @@ typedef struct spmv_model {
     double bS_roof;                  /**< the same from the fastest passes (spmv_machine_roof): the roofline's */
     double level_bw[SPMV_MACHINE_MAX_LEVELS]; /**< GB/s each level can deliver to the nthreads cores: caches: the
                                         level's upstream link times the cores using it; memory: bS times the NUMA
-                                        domains used; [0] = L1 load bandwidth times cores */
+                                        domains used (the ECM's); [0] = L1 load bandwidth times cores */
     double roofline;                 /**< the bound, Gflop/s: flops / sum over levels of share * bytes at alpha_x.lo /
-                                        level_bw (the classic b_S / B_c when the data are in memory) */
+                                        level_bw, memory's at bS_roof times the domains used (the classic b_S / B_c
+                                        when the data are in memory) */
     double roofline_mem;             /**< the memory roofline at nthreads regardless of caches: bS_roof * domains /
                                         Bc_roof */
     double roofline_node;            /**< Gflop/s, the memory roofline of all NUMA domains of the machine */

@@ -393,17 +393,24 @@ static void test_topology(void)
     for (int i = 1; i < t.ncaches; i++) CU_ASSERT(t.cache[i].level > t.cache[i - 1].level);
 }
 
-/* a tiny run (a few seconds; the numbers mean nothing) gives a machine file the reader accepts */
-static void test_quick_run_file(void)
+/* the options of a tiny run: a few seconds, the numbers mean nothing */
+static bench_opts tiny_opts(int passes)
 {
     bench_opts o;
     memset(&o, 0, sizeof o);
     o.quick = 1;
     o.window = 2e-5;
     o.windows = 2;
-    o.passes = 1;
+    o.passes = passes;
     o.mem_bytes = 8 << 20;
     o.max_threads = 2;
+    return o;
+}
+
+/* a tiny run gives a machine file the reader accepts */
+static void test_quick_run_file(void)
+{
+    bench_opts o = tiny_opts(1);
     bench_results *r = malloc(sizeof *r);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL_FATAL(bench_run(&o, r, NULL), 0);
@@ -424,6 +431,8 @@ static void test_quick_run_file(void)
     CU_ASSERT_EQUAL(m.nlevels, (r->topo.ncaches < 3 ? r->topo.ncaches : 3) + 1);
     CU_ASSERT_STRING_EQUAL(m.level[m.nlevels - 1].name, "MEM");
     CU_ASSERT(m.bw_points >= 1);
+    CU_ASSERT(m.bw_load > 0 && m.bw_load_best >= m.bw_load); /* the median and its fastest pass */
+    CU_ASSERT(m.bw_triad > 0 && m.bw_triad_best >= m.bw_triad);
 
     char path[] = "/tmp/spmv_test_machine_XXXXXX";
     int fd = mkstemp(path);
@@ -515,14 +524,7 @@ static void test_median_of_passes(void)
     CU_ASSERT_DOUBLE_EQUAL(bench_median((const double[]){60, 26, 45, 52, 49}, 5), 49.0, 0); /* not the best, 60 */
     CU_ASSERT_DOUBLE_EQUAL(bench_median((const double[]){7}, 1), 7.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(bench_median(NULL, 0), 0.0, 0);
-    bench_opts o;
-    memset(&o, 0, sizeof o);
-    o.quick = 1;
-    o.window = 2e-5;
-    o.windows = 2;
-    o.passes = 3;
-    o.mem_bytes = 8 << 20;
-    o.max_threads = 2;
+    bench_opts o = tiny_opts(3);
     o.parts = BENCH_PART_CLOCK | BENCH_PART_BW;
     bench_results *r = malloc(sizeof *r);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
@@ -533,6 +535,7 @@ static void test_median_of_passes(void)
             CU_ASSERT_EQUAL(r->bw_passes[k][t], 3);
             CU_ASSERT(r->bw_lo[k][t] > 0);
             CU_ASSERT(r->bw_lo[k][t] <= r->bw[k][t] && r->bw[k][t] <= r->bw_hi[k][t]);
+            if (r->bw_lo[k][t] < r->bw_hi[k][t]) CU_ASSERT(r->bw[k][t] < r->bw_hi[k][t]); /* not the fastest */
         }
     free(r);
 }

@@ -229,8 +229,9 @@ static void print_table(const bench_results *r, const spmv_machine *m, const ben
         for (int i = 0; i < r->nthreads; i++)
             printf("%7d %9.2f %9.2f %9.2f   %.2f-%.2f (%d)\n", i + 1, r->bw[BW_LOAD][i], r->bw[BW_COPY][i],
                    r->bw[BW_TRIAD][i], r->bw_lo[BW_LOAD][i], r->bw_hi[BW_LOAD][i], r->bw_passes[BW_LOAD][i]);
-        printf("saturated      read (SUM) %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy read)\n", m->bw_load,
-               m->bw_copy, m->bw_triad, m->bw_load / r->clock_ghz);
+        printf("saturated      read (SUM) %.2f, COPY %.2f, TRIAD %.2f GB/s (= %.2f B/cy read), the ECM's; fastest "
+               "passes %.2f, %.2f, %.2f GB/s, the roofline's\n", m->bw_load, m->bw_copy, m->bw_triad,
+               m->bw_load / r->clock_ghz, m->bw_load_best, m->bw_copy_best, m->bw_triad_best);
         if (m->parallel_overhead > 0)
             printf("thread team start and join (spmv_team_overhead, no work) on %d threads: %.2f us = %.0f cy (added to each multiply "
                    "on more than one thread)\n", r->nthreads, m->parallel_overhead / r->clock_ghz * 1e-3,
@@ -405,8 +406,9 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
     }
     H("\n# Mean |log(predicted/measured)| of the streaming kernels beyond L1 with these rules: %.3f. MEM: one core's\n"
       "# read bandwidth under its rule (the ECM's single-core memory term; the SpMV check below fits it on its kernels\n"
-      "# where it ran, at most this figure); the saturated bandwidths of the NUMA domain\n"
-      "# are the curves' maxima (read-only = STREAM's \"sum\" with 8 accumulators).\n", fit->total_err);
+      "# where it ran, at most this figure); the saturated bandwidths of the NUMA domain are the maxima of the\n"
+      "# curves of median passes (the ECM's), their 'fastest pass' keys the fastest single pass at any thread count\n"
+      "# (the roofline's); read-only = STREAM's \"sum\" with 8 accumulators.\n", fit->total_err);
     if (chk->done) {
         H("# Rules checked on SpMV (the library's CRS, SELL-8-1 and SELL-32-1 on 1 thread, HPCG n^3 with its data in the\n"
           "# level; errors = mean |log(predicted/measured)|, a rule replaces the streams' when lower by more than 0.05):");

@@ -235,7 +235,8 @@ typedef struct bench_results {
     int64_t level_bytes[BENCH_MAX_LEVELS];    /* working set of the streaming kernels at each level */
     double stream_cy[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL]; /* cy per vector of W elements, at the clock
                                                                        measured around it, the median of the
-                                                                       passes within 5% of the best (0 = none) */
+                                                                       passes within 5% of the best (MEM: of all
+                                                                       passes; 0 = none) */
     double stream_s[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL];  /* the best in seconds */
     int nthreads;                             /* bandwidth curve length */
     int bw_unroll;                            /* unroll factor of the curve's kernels */
@@ -381,11 +382,11 @@ int bench_check_choose(const double err[3], int stream_rule);
  * from *missed on. All 0 when it cannot run or the cost comes out at 0 or less (a log line says so). */
 void bench_len_branch(double clock_ghz, double *cy, double *learned, double *missed, FILE *log);
 /* bench_len_branch's reading of its sweep: pc[p] the cost per change at 2^(log2_first + p) rows, p < np (1..64) */
+void bench_len_branch_fit(const double *pc, int np, int log2_first, double *cy, double *learned, double *missed);
+
 /* The median of v[0..n-1] (the mean of the two middle values when n is even); 0 when n <= 0. At most the first 64
  * values are used. How spmv-machine combines the passes of a memory-level figure (src/bench/bench_run.c, Method). */
 double bench_median(const double *v, int n);
-
-void bench_len_branch_fit(const double *pc, int np, int log2_first, double *cy, double *learned, double *missed);
 /* HPCG n for the check of level L of m: cbrt(size / 350 B per row), at most BENCH_CHECK_MAX_N (0: L out of range,
  * or a level too small for n >= 4) */
 int bench_check_hpcg_n(const spmv_machine *m, int L);

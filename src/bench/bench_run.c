@@ -18,7 +18,7 @@
  *    1.07x (BENCHMARKS.md, 2026-12-04 evening). The best window made the model's memory terms and roofline
  *    promise what no whole multiply reaches. The passes of a memory-level figure are combined by their median
  *    (bench_median), not their best: the best of 16 passes read 1.15-1.17x the peers' STREAM (best of 6) on huge pages
- *    in interleaved rounds (BENCHMARKS.md, 2026-12-07 06:10);
+ *    in interleaved rounds (BENCHMARKS.md, 2026-12-07 06:02);
  *  - the streaming kernels run at working sets of half of L1, then max(4x the cache above, half the geometric
  *    mean of it and this cache) for L2 and L3 (make_levels), and 4x (quick) or 8x the last-level cache, at
  *    least 256 MiB (quick) / 1 GiB, for memory; each with unroll factors 1, 2, 4, 8, 16 and arrays aligned to
@@ -189,7 +189,7 @@ static int cmp_dbl(const void *a, const void *b)
 static double clock_guess = 2.0; /* GHz, for the length of the clock windows below (measure_clock sets it) */
 
 /* Per-pass results of the in-core and streaming measurements, combined by the median of those within 5% of the
- * best (of the 10th percentile): unbiased for undisturbed quantities (the minimum over every window of every pass leans low: FMA latency
+ * best (of the 10th percentile; in memory the median of all passes, bench_median): unbiased for undisturbed quantities (the minimum over every window of every pass leans low: FMA latency
  * 3.91 instead of 4 cy on the development VM) and robust when a disturbance covers most of the run (a gather 1.5x
  * slower for many seconds on a busy shared core: a plain median or quartile then reads the disturbed value). */
 #define MAXPASS 64
@@ -210,9 +210,9 @@ static double near_best(const double *v, int n)
     return s[(lo + hi) / 2];
 }
 
-/* bench_median (bench.h). Memory-level figures combine their passes by it: a host's memory bandwidth
- * moves from one pass to the next (the Zen 5 VM: 2-thread read passes of 28-66 GB/s seconds apart), the best pass
- * of 16 reads what few multiplies reach, and spmv-bench, spmv-tune and the model-against-measurement runs report
+/* bench_median (bench.h). Memory-level figures combine their passes by it: a host's memory bandwidth moves from
+ * one pass to the next (the Zen 5 VM, one run of 2026-12-07 06:06: 2-thread read passes of 25.9-59.3 GB/s), the
+ * best pass of 16 reads what few multiplies reach, and spmv-bench, spmv-tune and the model-against-measurement runs report
  * the median multiply: the model's memory terms take the same statistic as what they are compared with. */
 double bench_median(const double *v, int n)
 {
