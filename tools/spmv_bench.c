@@ -78,8 +78,8 @@ static int get_machine(const char *explicit_path, bench_machine *bm)
 
 /* Bytes per nonzero: the kernel's declaration against what the machine's read bandwidth (spmv-machine's LOAD stream
  * at this many cores, at its fastest pass: the curve's median point times the saturated fastest-over-median ratio
- * where the file gives the fastest pass) can move in the measured time. Declared above the bound: part of the data came from the
- * caches (or the machine file is off); far below it: the kernel does not stream at the bandwidth. */
+ * where the file gives the fastest pass) can move in the measured time. Declared above the bound: part of the data
+ * came from the caches (or the machine file is off); far below it: the kernel does not stream at the bandwidth. */
 static void print_bytes_check(const bench_machine *bm, int threads, int64_t nnz, double bytes, double tmed)
 {
     if (!bm->have || nnz <= 0 || !(tmed > 0)) return;

@@ -189,9 +189,10 @@ static int cmp_dbl(const void *a, const void *b)
 static double clock_guess = 2.0; /* GHz, for the length of the clock windows below (measure_clock sets it) */
 
 /* Per-pass results of the in-core and streaming measurements, combined by the median of those within 5% of the
- * best (of the 10th percentile; in memory the median of all passes, bench_median): unbiased for undisturbed quantities (the minimum over every window of every pass leans low: FMA latency
- * 3.91 instead of 4 cy on the development VM) and robust when a disturbance covers most of the run (a gather 1.5x
- * slower for many seconds on a busy shared core: a plain median or quartile then reads the disturbed value). */
+ * best (of the 10th percentile; in memory the median of all passes, bench_median): unbiased for undisturbed
+ * quantities (the minimum over every window of every pass leans low: FMA latency 3.91 instead of 4 cy on the
+ * development VM) and robust when a disturbance covers most of the run (a gather 1.5x slower for many seconds on a
+ * busy shared core: a plain median or quartile then reads the disturbed value). */
 #define MAXPASS 64
 static double smp_incore[BI_N][4 * MAXPASS], smp_stream[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL][MAXPASS];
 static int nsmp_incore[BI_N], nsmp_stream[BK_NKERNELS][BENCH_MAX_LEVELS][BENCH_NUNROLL];
@@ -212,8 +213,8 @@ static double near_best(const double *v, int n)
 
 /* bench_median (bench.h). Memory-level figures combine their passes by it: a host's memory bandwidth moves from
  * one pass to the next (the Zen 5 VM, one run of 2026-12-07 06:06: 2-thread read passes of 25.9-59.3 GB/s), the
- * best pass of 16 reads what few multiplies reach, and spmv-bench, spmv-tune and the model-against-measurement runs report
- * the median multiply: the model's memory terms take the same statistic as what they are compared with. */
+ * best pass of 16 reads what few multiplies reach, and spmv-bench, spmv-tune and the model-against-measurement runs
+ * report the median multiply: the model's memory terms take the same statistic as what they are compared with. */
 double bench_median(const double *v, int n)
 {
     double s[MAXPASS];
@@ -1028,15 +1029,14 @@ static double bw_sat(const bench_results *r, int kind)
     return bench_gbs(r, kk[kind], L, bench_best_cy(r, kk[kind], L, NULL), 1);
 }
 
-/* its fastest pass (the roofline's, spmv_machine.bw_*_best): the curve's fastest pass, at least bw_sat; 0 without
- * a curve */
+/* its fastest pass (the roofline's, spmv_machine.bw_*_best): the curve's fastest pass at any thread count (at least
+ * bw_sat, each point's fastest pass being at least its median); 0 without a curve */
 static double bw_sat_best(const bench_results *r, int kind)
 {
     double m = 0;
     for (int i = 0; i < r->nthreads; i++)
         if (r->bw_hi[kind][i] > m) m = r->bw_hi[kind][i];
-    const double s = bw_sat(r, kind);
-    return m > 0 && m < s ? s : m;
+    return m;
 }
 
 /* cy/VL of one read-only stream: the better of LOAD and SUM (both read 8 bytes per element and nothing else) */
