@@ -454,7 +454,7 @@ static void test_quick_run_file(void)
         const spmv_machine before = m;
         bench_check *c = malloc(sizeof *c);
         CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, c, NULL), 0);
+        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, c, 1, NULL), 0);
         CU_ASSERT_EQUAL(c->done, 1);
         for (int L = 1; L < 4; L++) CU_ASSERT_EQUAL(c->n[L], bench_check_hpcg_n(&before, L));
         if (m.level[1].effective_size == 256 << 10 && m.level[2].effective_size == 1 << 20) {
@@ -466,6 +466,7 @@ static void test_quick_run_file(void)
             CU_ASSERT_EQUAL(c->stream_rule[L], (int)before.level[L].overlap);
             CU_ASSERT_EQUAL((int)m.level[L].overlap, c->rule[L]);
             CU_ASSERT_EQUAL(c->rule[L], bench_check_choose(c->err[L], c->stream_rule[L]));
+            CU_ASSERT_EQUAL(c->tries[L], 1); /* max_tries 1: measured once however badly the rules fit */
             CU_ASSERT(c->bw[L][c->rule[L]] > 0);
             CU_ASSERT_EQUAL(m.level[L].upstream_bw, c->bw[L][c->rule[L]]);
             for (int q = 0; q < 3; q++) { /* memory's fitted on the kernels: a quarter of the stream's up to it */
@@ -487,12 +488,12 @@ static void test_quick_run_file(void)
         CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
         /* bad arguments leave the machine as it is */
         spmv_machine keep = m;
-        CU_ASSERT_EQUAL(bench_spmv_check(NULL, fit, &m, c, NULL), -1);
-        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, NULL, NULL), -1);
+        CU_ASSERT_EQUAL(bench_spmv_check(NULL, fit, &m, c, 1, NULL), -1);
+        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, NULL, 1, NULL), -1);
         CU_ASSERT_EQUAL(memcmp(&keep, &m, sizeof m), 0);
         m.level[2].effective_size = 64; /* L3 too small for HPCG 4^3: refused before anything runs */
         keep = m;
-        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, c, NULL), -1);
+        CU_ASSERT_EQUAL(bench_spmv_check(r, fit, &m, c, 1, NULL), -1);
         CU_ASSERT_EQUAL(c->done, 0);
         CU_ASSERT_EQUAL(memcmp(&keep, &m, sizeof m), 0);
         free(c);
@@ -605,6 +606,19 @@ static void test_spmv_check_choice(void)
     CU_ASSERT_EQUAL(bench_check_choose((double[3]){0.300, inf, 0.100}, F), A);
     CU_ASSERT_EQUAL(bench_check_choose((double[3]){inf, inf, inf}, N), N);
     CU_ASSERT_EQUAL(bench_check_choose((double[3]){inf, 0.400, inf}, A), F);
+    /* measured again while every rule errs by more than BENCH_CHECK_RETRY_ERR, up to max_tries (and BENCH_CHECK_TRIES)
+     * measurements: the committed Zen 5 file's L3 check of 2026-12-07 07:37 (0.264 0.349 0.264) is measured again,
+     * the calm 12-06 one (0.129 0.060 0.129) not */
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.264, 0.349, 0.264}, 1, BENCH_CHECK_TRIES), 1);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.129, 0.060, 0.129}, 1, BENCH_CHECK_TRIES), 0);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.150, 0.400, 0.400}, 1, BENCH_CHECK_TRIES), 0); /* at it: kept */
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.151, inf, 0.400}, 1, BENCH_CHECK_TRIES), 1);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){inf, inf, inf}, 1, BENCH_CHECK_TRIES), 1);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, BENCH_CHECK_TRIES - 1, BENCH_CHECK_TRIES), 1);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, BENCH_CHECK_TRIES, BENCH_CHECK_TRIES), 0);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, BENCH_CHECK_TRIES, 99), 0); /* capped */
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, 1, 1), 0);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, 1, 0), 0);
 
     spmv_machine m;
     memset(&m, 0, sizeof m);

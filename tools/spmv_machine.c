@@ -304,7 +304,8 @@ static void print_check(const spmv_machine *m, const bench_check *c)
 {
     if (!c->done) return;
     printf("\n== Overlap rules checked on SpMV: the library's kernels on 1 thread, HPCG n^3 with its data in the level,\n"
-           "   Gflop/s measured (best of 3 interleaved rounds of 5 runs of >= 5 ms) and predicted by the model under each rule\n");
+           "   Gflop/s measured (best of 3 interleaved rounds of 5 runs of >= 5 ms, 3 more per try where every rule fitted\n"
+           "   worse than %.2f) and predicted by the model under each rule\n", BENCH_CHECK_RETRY_ERR);
     const char *rn[3];
     for (int q = 0; q < 3; q++) rn[q] = spmv_overlap_name((spmv_overlap)q);
     for (int L = 1; L < m->nlevels; L++) {
@@ -313,8 +314,10 @@ static void print_check(const spmv_machine *m, const bench_check *c)
                    m->level[L].name, rn[c->rule[L]]);
             continue;
         }
-        printf("%s: HPCG %d^3 (%.3g MB)\n  %-28s %9s %9s %9s %14s\n", m->level[L].name, c->n[L], c->mb[L], "kernel",
-               "measured", rn[0], rn[1], rn[2]);
+        char tries[64] = "";
+        if (c->tries[L] > 1) snprintf(tries, sizeof tries, ", %d tries", c->tries[L]);
+        printf("%s: HPCG %d^3 (%.3g MB%s)\n  %-28s %9s %9s %9s %14s\n", m->level[L].name, c->n[L], c->mb[L], tries,
+               "kernel", "measured", rn[0], rn[1], rn[2]);
         for (int k = 0; k < BENCH_CHECK_KERNELS; k++)
             printf("  %-28s %9.3f %9.3f %9.3f %14.3f\n", c->kernel[L][k], c->meas[L][k], c->pred[L][0][k],
                    c->pred[L][1][k], c->pred[L][2][k]);
@@ -585,7 +588,7 @@ int main(int argc, char **argv)
                          quiet ? NULL : stderr);
     static bench_check chk;
     if (rule_forced < 0 && spmv_check_on && (!o.parts || (o.parts & all_parts) == all_parts) &&
-        bench_spmv_check(&r, &fit, &m, &chk, quiet ? NULL : stderr))
+        bench_spmv_check(&r, &fit, &m, &chk, BENCH_CHECK_TRIES, quiet ? NULL : stderr))
         fprintf(stderr, "%s: warning: the SpMV check of the overlap rules could not run (out of memory, or a cache "
                         "level too small for its test matrix): the streams' rules are kept\n", prog);
     print_table(&r, &m, &fit, o.quick);

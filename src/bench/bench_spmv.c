@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int bench_check_choose(const double err[3], int stream_rule)
 {
@@ -32,6 +33,14 @@ int bench_check_choose(const double err[3], int stream_rule)
         if (best < 0 || err[q] < err[best] - BENCH_CHECK_MARGIN) best = q;
     }
     return best >= 0 ? best : stream_rule;
+}
+
+int bench_check_retry(const double err[3], int tries, int max_tries)
+{
+    if (tries >= max_tries || tries >= BENCH_CHECK_TRIES) return 0;
+    for (int q = 0; q < 3; q++)
+        if (isfinite(err[q]) && err[q] <= BENCH_CHECK_RETRY_ERR) return 0;
+    return 1;
 }
 
 /* the capacity the model places data by: the effective size, else the cache size */
@@ -202,7 +211,8 @@ static int check_level(const spmv_machine *work, int L, bench_check *c)
     return st ? -1 : 0;
 }
 
-int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, FILE *log)
+int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, int max_tries,
+                     FILE *log)
 {
     if (!r || !fit || !m || !c) return -1;
     memset(c, 0, sizeof *c);
@@ -237,11 +247,22 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
         }
         c->n[L] = n;
         if (log) fprintf(log, "SpMV check of the overlap rule of %s: HPCG %d^3\n", m->level[L].name, n);
-        if (check_level(&work, L, c)) {
-            st = -1;
-            break;
+        for (c->tries[L] = 1;; c->tries[L]++) {
+            if (check_level(&work, L, c)) {
+                st = -1;
+                break;
+            }
+            for (int q = 0; q < 3; q++) c->err[L][q] = check_error(c->pred[L][q], c->meas[L]);
+            if (!bench_check_retry(c->err[L], c->tries[L], max_tries)) break;
+            if (log)
+                fprintf(log, "  every rule %.3f or more off: measured again in %d s (a host's slow phase?)\n",
+                        fmin(c->err[L][0], fmin(c->err[L][1], c->err[L][2])), BENCH_CHECK_PAUSE_S);
+            /* the next try adds its rounds to the best (c->meas); memory's fit starts again from the stream's */
+            for (int q = 0; q < 3; q++) c->bw[L][q] = c->stream_bw[L][q];
+            const struct timespec pause = {BENCH_CHECK_PAUSE_S, 0};
+            nanosleep(&pause, NULL);
         }
-        for (int q = 0; q < 3; q++) c->err[L][q] = check_error(c->pred[L][q], c->meas[L]);
+        if (st) break;
         const int best = bench_check_choose(c->err[L], c->stream_rule[L]);
         c->rule[L] = best;
         work.level[L].overlap = (spmv_overlap)best;
