@@ -26,6 +26,11 @@
 # timing, their mean) is in the table and the CSV (passes_memlat_ns), and a third error column and summary line take
 # the median over the passes at the run's usual latency, at most 1.1 x the median of all passes (CSV usual_passes,
 # usual_best_gflops, ecm_error_usual_pct; "-" where a point has none): the slow phases raise that latency, partly.
+# Each pass's memory read bandwidth (spmv-bench --model's membw: spmv-machine's read stream on the point's threads in
+# the same process before and after the timing, their mean; CSV passes_read_gbs) and the ECM at it (its ECMrun line:
+# the machine file with the memory's B/cy and GB/s scaled by that bandwidth over the file's at that thread count) give
+# a fourth error column and summary line: the median over the passes of that prediction against the measured median
+# (CSV ecm_run_gflops, ecm_error_run_pct): the model's error with the host's state of each pass taken out.
 # usage: bench/model-vs-measurement.sh [--machine FILE] [--build DIR] [--data DIR] [--out FILE.md] [--csv FILE]
 #                                      [--runs N] [--time S] [--passes P] [--matrices "NAME ..."] [--no-xrand]
 #   --machine  machine file; default: measured in this run (build/tools/spmv-machine -o DATA/machine-measured.machine,
@@ -178,28 +183,33 @@ while [ "$pass" -le "$passes" ]; do
                 tail -3 "$tmp" >&2
                 failed=$((failed + 1))
                 # the pass marked "-" in the point's lists (the point keeps its place in the table)
-                for t in 1 2; do echo "$m,$v,-,$t,-,$pass,-,-,-,-,-,-,-,-" >> "$raw"; done
+                for t in 1 2; do echo "$m,$v,-,$t,-,$pass,-,-,-,-,-,-,-,-,-,-" >> "$raw"; done
                 continue
             fi
-            # one record per thread count: pass, threads, best Gflop/s (min time), perf (median), roofline, ECM, the
-            # data's placement, the clock the model took (spmv-bench measures it around the timing), the memory's
-            # latency (spmv-bench --model: a pointer chase before and after the timing; their mean)
+            # one record per thread count (written when the next begins and at the end): pass, threads, best Gflop/s
+            # (min time), perf (median), roofline, ECM, the data's placement, the clock the model took (spmv-bench
+            # measures it around the timing), the memory's latency (spmv-bench --model: a pointer chase before and
+            # after the timing; their mean), its read bandwidth (membw, the same) and the ECM at it (ECMrun)
             awk -v m="$m" -v v="$v" -v pass="$pass" '
                 /^matrix / { for (i = 1; i <= NF; i++) if ($i == "nnz,") nnz = $(i - 1) }
                 /^kernel / { kernel = $2 }
-                /^threads / { t = $2; clk = 0; lat = "-" }
+                /^threads / { if (ecm != "") emit(); t = $2; clk = 0; lat = "-"; rbw = "-"; erun = "-"; ecm = "" }
                 /^memlat / && $2 + 0 > 0 { lat = sprintf("%.1f", ($2 + $5) / 2) }
+                /^membw / && $2 + 0 > 0 { rbw = sprintf("%.2f", ($2 + $5) / 2) }
+                /^ECMrun / { erun = $2 }
                 /^clock / { clk = $2 + 0 }
                 /^time / { for (i = 1; i <= NF; i++) if ($i == "(min") { mn = $(i + 1); sub(/,/, "", mn) } }
                 /^perf / { med = $2 }
                 /^roofline / { roof = $2; where = $0; sub(/.*from /, "", where); sub(/;.*/, "", where)
                                memp = 0; n = split(where, parts, ", ");
                                for (i = 1; i <= n; i++) if (parts[i] ~ /MEM$/) { split(parts[i], q, " "); memp = q[1] } }
-                /^ECM / { ecm = $2
+                /^ECM / { ecm = $2 }
+                function emit() {
                           best = 2 * nnz / (mn * 1e-3) * 1e-9
                           gsub(/,/, ";", where)
-                          printf "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%s\n", m, v, kernel, t, nnz, pass, best,
-                                 med, roof, ecm, memp, where, clk, lat }' "$tmp" >> "$raw"
+                          printf "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%s,%s,%s\n", m, v, kernel, t, nnz, pass, best,
+                                 med, roof, ecm, memp, where, clk, lat, rbw, erun }
+                END { if (ecm != "") emit() }' "$tmp" >> "$raw"
         done
     done
     pass=$((pass + 1))
@@ -213,7 +223,7 @@ done
 # at most 1.1 x the median of every pass of the run): on the Zen 5 VM the kernels ran at half speed in processes where
 # the latency had risen by a fifth to a third (BENCHMARKS.md, 2026-12-06 23:41-), a state of the host, not of the
 # machine the machine file describes. The threshold was set from 6 processes before any run of this script used it.
-echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where,passes_best_gflops,passes_clock_ghz,fastest_pass_gflops,ecm_error_fastest_pct,passes_memlat_ns,usual_passes,usual_best_gflops,ecm_error_usual_pct" > "$csv"
+echo "matrix,variant,kernel,threads,nnz,best_gflops,median_gflops,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,memory_share_pct,where,passes_best_gflops,passes_clock_ghz,fastest_pass_gflops,ecm_error_fastest_pct,passes_memlat_ns,usual_passes,usual_best_gflops,ecm_error_usual_pct,passes_read_gbs,ecm_run_gflops,ecm_error_run_pct" > "$csv"
 awk -F, '
     function med(list,    a, b, n, m, i, j, x) { # the median of the numbers in list ("-": a failed pass, left out)
         n = split(list, a, " ")
@@ -235,7 +245,7 @@ awk -F, '
       if ($3 != "-" && !(k in kern)) { kern[k] = $3; nnz[k] = $5; memp[k] = $11; where[k] = $12 }
       sp = bests[k] == "" ? "" : " "
       bests[k] = bests[k] sp $7; meds[k] = meds[k] sp $8; roofs[k] = roofs[k] sp $9; ecms[k] = ecms[k] sp $10
-      clks[k] = clks[k] sp $13; lats[k] = lats[k] sp $14 }
+      clks[k] = clks[k] sp $13; lats[k] = lats[k] sp $14; rbws[k] = rbws[k] sp $15; eruns[k] = eruns[k] sp $16 }
     END { for (i = 1; i <= np; i++) { k = order[i]; split(k, f, ",")
               if (!(k in kern)) continue
               best = med(bests[k]); ecm = med(ecms[k]); roof = med(roofs[k]); pct = roof > 0 ? 100 * best / roof : 0
@@ -251,17 +261,21 @@ awk -F, '
               ubest = nu ? med(ub) : 0; uecm = nu ? med(ue) : 0
               uerr = ubest > 0 ? sprintf("%.1f", 100 * (uecm - ubest) / ubest) : "-"
               ubs = nu ? sprintf("%.4f", ubest) : "-"
-              printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s,%s,%s,%.4f,%.1f,%s,%d,%s,%s\n", f[1], f[2], kern[k],
-                     f[3], nnz[k], best, med(meds[k]), roof, pct, ecm, err, memp[k], where[k], bests[k], clks[k], b[j], ferr,
-                     lats[k], nu, ubs, uerr } }' "$raw" "$raw" >> "$csv"
+              # the ECM at the read bandwidth of each pass: the median of those predictions against the measured median
+              erun = med(eruns[k]); rs = erun == "" ? "-" : sprintf("%.4f", erun)
+              rerr = erun != "" && best > 0 ? sprintf("%.1f", 100 * (erun - best) / best) : "-"
+              printf "%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.1f,%.4f,%.1f,%s,%s,%s,%s,%.4f,%.1f,%s,%d,%s,%s,%s,%s,%s\n", f[1], f[2],
+                     kern[k], f[3], nnz[k], best, med(meds[k]), roof, pct, ecm, err, memp[k], where[k], bests[k], clks[k],
+                     b[j], ferr, lats[k], nu, ubs, uerr, rbws[k], rs, rerr } }' "$raw" "$raw" >> "$csv"
 
 # the table and the summary against the targets
 awk -F, -v machine="$(basename "$machine")" -v passes="$passes" '
     NR == 1 { next }
     { n++; mem = $12 >= 50
       uerr = $21 == "-" ? "-" : sprintf("%+.0f %% (%d)", $21, $19)
-      printf "| %s | %s | %s | %d | %.3f | %s | %.3f | %.0f %% | %.3f | %+.0f %% | %+.0f %% | %s | %s | %s | %s |\n", $1, $2, $3,
-             $4, $6, $14, $8, $9, $10, $11, $17, uerr, $13, $15, $18
+      rerr = $24 == "-" ? "-" : sprintf("%+.0f %%", $24)
+      printf "| %s | %s | %s | %d | %.3f | %s | %.3f | %.0f %% | %.3f | %+.0f %% | %+.0f %% | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3,
+             $4, $6, $14, $8, $9, $10, $11, $17, uerr, rerr, $13, $15, $18, $22
       if ($9 > maxpct) { maxpct = $9; maxat = $1 " " $2 " t=" $4 }
       if ($9 > 105) over++
       e = $11 < 0 ? -$11 : $11
@@ -269,10 +283,11 @@ awk -F, -v machine="$(basename "$machine")" -v passes="$passes" '
       u = $21 == "-" ? 1e9 : $21 < 0 ? -$21 : $21
       npl = split($18, pl, " "); for (i = 1; i <= npl; i++) if (pl[i] != "-") np++
       nup += $19
-      if (mem) { nm++; if (e <= 15) okm++; if (f <= 15) fm++; if (u <= 15) um++ }
-      else { nc++; if (e <= 25) okc++; if (f <= 25) fc++; if (u <= 25) uc++ } }
-    BEGIN { print "| matrix | variant | kernel | threads | measured Gflop/s | each pass (best) | roofline | % of roofline | ECM | ECM error | ECM error, fastest pass | ECM error, passes at the usual latency (how many) | data from | clock, GHz | memory latency, ns |"
-            print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" }
+      r = $24 == "-" ? 1e9 : $24 < 0 ? -$24 : $24
+      if (mem) { nm++; if (e <= 15) okm++; if (f <= 15) fm++; if (u <= 15) um++; if (r <= 15) rm++ }
+      else { nc++; if (e <= 25) okc++; if (f <= 25) fc++; if (u <= 25) uc++; if (r <= 25) rc++ } }
+    BEGIN { print "| matrix | variant | kernel | threads | measured Gflop/s | each pass (best) | roofline | % of roofline | ECM | ECM error | ECM error, fastest pass | ECM error, passes at the usual latency (how many) | ECM error at each pass'"'"'s read bandwidth | data from | clock, GHz | memory latency, ns | read bandwidth, GB/s |"
+            print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" }
     END { printf "\nmachine file %s; measured = median of %d passes; %d points: highest %% of roofline %.0f %% (%s), %d above 105 %%;\n", machine, passes, n,
                  maxpct, maxat, over
           printf "ECM within +-15 %% on %d of %d memory-bound points (%.0f %%), within +-25 %% on %d of %d in-cache points (%.0f %%)\n",
@@ -280,7 +295,9 @@ awk -F, -v machine="$(basename "$machine")" -v passes="$passes" '
           printf "the fastest pass of each point against its ECM (the host at its best, as the machine file'"'"'s best windows): within +-15 %% on %d of %d memory-bound points (%.0f %%), within +-25 %% on %d of %d in-cache points (%.0f %%)\n",
                  fm, nm, nm ? 100 * fm / nm : 0, fc, nc, nc ? 100 * fc / nc : 0
           printf "the median of the passes at the run'"'"'s usual memory latency (at most 1.1 x the median of all passes; %d of the %d passes with a latency, counting each point and thread count): within +-15 %% on %d of %d memory-bound points (%.0f %%), within +-25 %% on %d of %d in-cache points (%.0f %%)\n",
-                 nup, np, um, nm, nm ? 100 * um / nm : 0, uc, nc, nc ? 100 * uc / nc : 0 }' "$csv" > "$tmp"
+                 nup, np, um, nm, nm ? 100 * um / nm : 0, uc, nc, nc ? 100 * uc / nc : 0
+          printf "the ECM at each pass'"'"'s read bandwidth (spmv-bench'"'"'s ECMrun: the memory'"'"'s figures scaled by the read stream measured around the timing): within +-15 %% on %d of %d memory-bound points (%.0f %%), within +-25 %% on %d of %d in-cache points (%.0f %%)\n",
+                 rm, nm, nm ? 100 * rm / nm : 0, rc, nc, nc ? 100 * rc / nc : 0 }' "$csv" > "$tmp"
 if [ "$out" = - ]; then cat "$tmp"; else cp "$tmp" "$out"; fi
 echo "csv: $csv" >&2
 if [ "$failed" -gt 0 ]; then

@@ -204,6 +204,19 @@ SPMV_API int spmv_machine_format(const spmv_machine *m, char *buf, size_t size);
  * error. */
 SPMV_API spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz);
 
+/** m at the memory bandwidth a run had: read_gbs (GB/s) is a read-only stream measured now on `threads` cores, f =
+ * read_gbs over the file's read bandwidth at that many cores (bw_load_n[threads - 1]; the curve's last point beyond
+ * it; bw_load without a curve). The memory level's upstream_bw and upstream_write_bw (B/cy, the ECM's single-core
+ * transfer) and the saturated GB/s with their curves (bw_load/copy/triad, bw_*_n: b_S of the multicore saturation)
+ * are multiplied by f; a fastest pass (bw_*_best, the roofline's bound) stays unless the new median exceeds it, then it
+ * is that median. In-core costs, the caches and the random-x table (ns, latency-bound) stay. For the ECM at the host's
+ * state of a run (spmv-bench --model measures a read stream before and after each timing): on a shared host the memory
+ * bandwidth moves by up to 2x from one minute to the next (the Zen 5 VM, BENCHMARKS.md 2026-12-07), while a machine
+ * file holds one median. Errors: SPMV_ERR_ARG (NULL; threads < 1; read_gbs not a positive finite number; nlevels out
+ * of 2..SPMV_MACHINE_MAX_LEVELS; a machine without a read bandwidth; a rescaled figure the machine check refuses);
+ * m is untouched on error. */
+SPMV_API spmv_status spmv_machine_at_read_bandwidth(spmv_machine *m, int threads, double read_gbs);
+
 /** Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). SPMV_BW_MIX: the
  * mix of SpMV (spmv_machine_mix_bandwidth with 97 % reads). */
 SPMV_API double spmv_machine_bandwidth(const spmv_machine *m, spmv_bw_kind kind);

@@ -250,9 +250,17 @@ fi
 if ! awk '/^memlat / { ok = $2 > 1 && $2 < 1e6 && $5 > 1 && $5 < 1e6 } END { exit !ok }' "$tmp/out"; then
   echo "FAIL $cur: memlat out of range: $(grep '^memlat' "$tmp/out")"; fail=1
 fi
+# and the memory's read bandwidth before and after (spmv-machine's read stream), with the ECM at it next to the file's
+if ! awk '/^membw / { ok = $2 > 0.01 && $2 < 1e5 && $3 == "GB/s" && $4 == "before," && $5 > 0.01 && $5 < 1e5 }
+          END { exit !ok }' "$tmp/out"; then
+  echo "FAIL $cur: no membw line with two bandwidths: $(grep '^membw' "$tmp/out")"; fail=1
+fi
+if ! grep -qE "^ECMrun   [0-9]+\.[0-9]{3} Gflop/s predicted at this run's read bandwidth \([0-9.e+]+ GB/s on [0-9]+ threads?, x [0-9.]+ the machine file's\): error [-+][0-9]+ %$" "$tmp/out"; then
+  echo "FAIL $cur: no ECMrun line: $(grep '^ECMrun' "$tmp/out")"; fail=1
+fi
 # without --model no pointer chase runs (spmv-bench's usual output stays as it was)
 run "bench without --model: no latency line" 0 "$bin/spmv-bench" --hpcg 8 --time 0.001 --runs 1 --machine "$machine"
-if grep -q '^memlat' "$tmp/out"; then echo "FAIL $cur: memlat printed without --model"; fail=1; fi
+if grep -qE '^(memlat|membw|ECMrun)' "$tmp/out"; then echo "FAIL $cur: memlat, membw or ECMrun printed without --model"; fail=1; fi
 run "tune: the model at the clock of the run" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q
 has out "GHz measured now on "
 has out "(the machine file's 3.04 GHz): the model at the clock now"

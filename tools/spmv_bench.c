@@ -36,7 +36,8 @@ static void usage(FILE *f)
             "                  under $XDG_DATA_HOME/spmv/machines)\n"
             "  --model         print the whole model (alpha, code balance, where the data live, roofline, ECM)\n"
             "                  and the memory's latency before and after the timing (memlat: a shared host's\n"
-            "                  busy phases raise it)\n"
+            "                  busy phases raise it); with a machine file also its read bandwidth before and\n"
+            "                  after (membw) and the ECM at that bandwidth (ECMrun, next to the file's ECM)\n"
             "  --auto          SELL parameters recorded by spmv-tune for this matrix and machine (else the model's)\n"
             "  --pmu           count the timed multiply with the PMU: counted Gflop/s, counted flops / (2 nnz) next\n"
             "                  to 1/beta, IPC, top-down level 1, and the events used (libpfm4; one line if absent)\n"
@@ -101,7 +102,7 @@ static void print_bytes_check(const bench_machine *bm, int threads, int64_t nnz,
  * prediction with its error, at this thread count, from the machine file. Returns 0, or 1 when the model fails
  * with a machine file named explicitly (--machine). An empty matrix (nnz 0) is valid: the model does not apply. */
 static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const bench_machine *bm, int explicit_m,
-                       int full, double gflops, double ghz)
+                       int full, double gflops, double ghz, double read_gbs)
 {
     spmv_model md;
     if (!bm->path[0]) {
@@ -153,6 +154,19 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
         char buf[8192];
         spmv_model_format(&md, gflops, "model    ", buf, sizeof buf);
         fputs(buf, stdout);
+    }
+    /* the ECM at the memory bandwidth of this run (read before and after the timing): a diagnostic that tells the
+     * host's state from the model's error, next to the prediction from the machine file above */
+    spmv_machine mb = m;
+    spmv_model mdb;
+    if (read_gbs > 0 && spmv_machine_at_read_bandwidth(&mb, threads, read_gbs) == SPMV_OK &&
+        (S ? spmv_model_sell(S, NULL, &mb, threads, NULL, &mdb) : spmv_model_crs(A, NULL, &mb, threads, NULL, &mdb)) ==
+            SPMV_OK) {
+        double pctb, errb;
+        spmv_model_score(&mdb, gflops, &pctb, &errb);
+        printf("ECMrun   %.3f Gflop/s predicted at this run's read bandwidth (%.3g GB/s on %d thread%s, x %.3f the "
+               "machine file's): error %+.0f %%\n", mdb.predicted, read_gbs, threads, threads == 1 ? "" : "s",
+               mb.bw_load / (m.bw_load > 0 ? m.bw_load : 1.0), errb);
     }
     return 0;
 }
@@ -364,10 +378,13 @@ int main(int argc, char **argv)
         /* with --model, the memory's latency before and after (the host's state: on a shared host the kernels ran
          * at half speed where it rose by a fifth to a third, see tune_memory_latency_now) */
         const double lat0 = model ? tune_memory_latency_now() : 0.0;
+        const double bw0 = model && clk ? tune_read_bandwidth_now(t) : 0.0;
         const double ghz0 = clk ? tune_clock_now(t) : 0.0;
         double tmin, tmax, tmed = tool_time(A, S, x, y, target, (int)runs, &tmin, &tmax);
         const double ghz1 = clk ? tune_clock_now(t) : 0.0;
+        const double bw1 = model && clk ? tune_read_bandwidth_now(t) : 0.0;
         const double lat1 = model ? tune_memory_latency_now() : 0.0;
+        const double rbw = bw0 > 0 && bw1 > 0 ? 0.5 * (bw0 + bw1) : 0.0;
         const double ghz = ghz0 > 0 && ghz1 > 0 ? 0.5 * (ghz0 + ghz1) : 0.0;
         double gflops = tmed > 0 ? 2.0 * A->nnz / tmed * 1e-9 : 0;
         printf("threads  %d\n", t);
@@ -380,8 +397,14 @@ int main(int argc, char **argv)
                    lat0, lat1, TUNE_LATENCY_BYTES >> 20);
         else if (model)
             printf("memlat   not measured (no memory for the pointer chase)\n");
+        if (rbw > 0)
+            printf("membw    %.1f GB/s before, %.1f GB/s after the timing (spmv-machine's read stream over %zu MiB on %d "
+                   "thread%s: the memory's bandwidth at this run, for the ECMrun line)\n", bw0, bw1,
+                   TUNE_BANDWIDTH_BYTES >> 20, t, t == 1 ? "" : "s");
+        else if (model && clk)
+            printf("membw    not measured (no memory for the read stream)\n");
         print_bytes_check(&bm, t, A->nnz, bytes, tmed);
-        if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops, ghz)) goto done;
+        if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops, ghz, rbw)) goto done;
         if (pmu) { /* no counters: one line, then no more tries */
             int pr = tool_pmu_report(prog, "pmu      ", A, S, x, y, tmed, target);
             if (pr == 1) goto done;

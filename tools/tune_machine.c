@@ -645,6 +645,67 @@ double tune_memory_latency_now(void)
     return at && med > 0 && isfinite(med) ? med : 0.0;
 }
 
+double tune_read_bandwidth_now(int t)
+{
+    static double *buf;
+    static int64_t n, q;
+    static bench_stream_fn sum;
+    if (!buf) {
+        const bench_isa *isa = bench_isa_best();
+        const int w = isa->width();
+        sum = isa->stream[BK_SUM][3]; /* spmv-machine's read-only stream, 8 accumulators */
+        q = 16 * (int64_t)(w > 0 ? w : 1);
+        double bytes = (double)TUNE_BANDWIDTH_BYTES, ram = tune_ram_bytes();
+        if (ram > 0 && bytes > ram / 8) bytes = ram / 8;
+        n = (int64_t)(bytes / 8) / (q * SPMV_MAX_THREADS) * (q * SPMV_MAX_THREADS);
+        if (!sum || n < q * SPMV_MAX_THREADS || !(buf = bench_alloc((size_t)n * 8))) {
+            buf = NULL;
+            return 0.0;
+        }
+        for (int64_t i = 0; i < n; i++) buf[i] = 1.0;
+    }
+    int nt = t < 1 ? 1 : t > SPMV_MAX_THREADS ? SPMV_MAX_THREADS : t, got = 1;
+    const int64_t chunk = n / nt / q * q;
+    double gbs[3] = {0, 0, 0}, t0 = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+    {
+#ifdef _OPENMP
+        const int me = omp_get_thread_num();
+#pragma omp single
+        got = omp_get_num_threads();
+#else
+        const int me = 0;
+#endif
+        bench_stream_args a;
+        memset(&a, 0, sizeof a);
+        a.n = chunk;
+        a.a = buf + me * chunk;
+        for (int w = -1; w < 3; w++) { /* a sweep to warm the TLB, then 3 timed */
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+            t0 = bench_now();
+            volatile double sink = sum(&a, 1);
+            (void)sink;
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+            if (w >= 0) {
+                const double dt = bench_now() - t0;
+                gbs[w] = dt > 0 ? 8.0 * (double)chunk * (double)got / dt * 1e-9 : 0.0;
+            }
+        }
+    }
+    if (got != nt) return 0.0;
+    const double lo = fmin(gbs[0], fmin(gbs[1], gbs[2])), hi = fmax(gbs[0], fmax(gbs[1], gbs[2]));
+    const double med = gbs[0] + gbs[1] + gbs[2] - lo - hi;
+    return lo > 0 && isfinite(med) ? med : 0.0;
+}
+
 /* The core clock now on t threads, GHz: each thread the best of 5 windows of spmv-machine's add chain (about 0.5 ms
  * each), the slowest thread's (at a barrier the team waits for it). 0 where it cannot be measured. */
 double tune_clock_now(int t)

@@ -112,6 +112,46 @@ spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz)
     return SPMV_OK;
 }
 
+spmv_status spmv_machine_at_read_bandwidth(spmv_machine *m, int threads, double read_gbs)
+{
+    static const char fn[] = "spmv_machine_at_read_bandwidth";
+    if (!m) return spmv__error(SPMV_ERR_ARG, "%s: argument m is NULL", fn);
+    if (threads < 1) return spmv__error(SPMV_ERR_ARG, "%s: threads = %d < 1", fn, threads);
+    if (!(read_gbs > 0) || !isfinite(read_gbs))
+        return spmv__error(SPMV_ERR_ARG, "%s: read_gbs = %g: not a positive finite number of GB/s", fn, read_gbs);
+    if (m->nlevels < 2 || m->nlevels > SPMV_MACHINE_MAX_LEVELS)
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine has %d levels (2..%d)", fn, m->nlevels,
+                           SPMV_MACHINE_MAX_LEVELS);
+    /* the file's read bandwidth at this many cores: the curve's point, its last point beyond it, else saturated */
+    const int i = threads < m->bw_points ? threads : m->bw_points;
+    const double ref = i > 0 && m->bw_load_n[i - 1] > 0 ? m->bw_load_n[i - 1] : m->bw_load;
+    if (!(ref > 0))
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine has no read bandwidth (saturated bandwidth load, memory "
+                           "bandwidth load) to compare read_gbs = %g GB/s with", fn, read_gbs);
+    const double f = read_gbs / ref;
+    spmv_machine r = *m;
+    r.level[r.nlevels - 1].upstream_bw *= f;
+    r.level[r.nlevels - 1].upstream_write_bw *= f;
+    double *const med[3] = {&r.bw_load, &r.bw_copy, &r.bw_triad}, *const best[3] = {&r.bw_load_best, &r.bw_copy_best,
+                                                                                     &r.bw_triad_best};
+    double *const curve[3] = {r.bw_load_n, r.bw_copy_n, r.bw_triad_n};
+    for (int k = 0; k < 3; k++) {
+        *med[k] *= f;
+        /* the fastest pass is a bound: it stays, unless the host now reads faster than it */
+        if (*best[k] > 0 && *best[k] < *med[k]) *best[k] = *med[k];
+        for (int p = 0; p < r.bw_points && p < SPMV_MACHINE_MAX_CORES; p++) curve[k][p] *= f;
+    }
+    spmv_status st = spmv_machine_check(&r);
+    if (st) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", spmv_last_error());
+        return spmv__error(st, "%s: read_gbs = %g GB/s against the machine's %g at %d core%s: %s", fn, read_gbs, ref,
+                           i > 0 ? i : threads, (i > 0 ? i : threads) == 1 ? "" : "s", why);
+    }
+    *m = r;
+    return SPMV_OK;
+}
+
 static int is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 spmv_status spmv_machine_check(const spmv_machine *m)
