@@ -122,6 +122,11 @@ typedef struct spmv_machine {
     double bw_load_n[SPMV_MACHINE_MAX_CORES];  /**< bw_load_n[i]: GB/s with i+1 cores of one NUMA domain, compact */
     double bw_copy_n[SPMV_MACHINE_MAX_CORES];  /**< the same for COPY (0 = not measured) */
     double bw_triad_n[SPMV_MACHINE_MAX_CORES]; /**< the same for TRIAD */
+    int64_t bw_bytes;                      /**< bytes the memory bandwidth figures above read (spmv-machine: its
+                                              working set beyond the last cache, at least 1 GiB, 256 MiB with
+                                              --quick); 0 = not given. A read stream at another size reads at another
+                                              bandwidth on a VM (256 MiB 18 % faster than 1 GiB on the Zen 5 VM), so a
+                                              stream compared with these figures (spmv-bench's membw) reads this many */
     int32_t nlevels;                       /**< 2..SPMV_MACHINE_MAX_LEVELS, the last one is MEM */
     spmv_machine_level level[SPMV_MACHINE_MAX_LEVELS];
     double parallel_overhead;              /**< cy of the start and join of the library's team with no work
@@ -209,12 +214,15 @@ SPMV_API spmv_status spmv_machine_at_clock(spmv_machine *m, double clock_ghz);
  * it; bw_load without a curve). The memory level's upstream_bw and upstream_write_bw (B/cy, the ECM's single-core
  * transfer) and the saturated GB/s with their curves (bw_load/copy/triad, bw_*_n: b_S of the multicore saturation)
  * are multiplied by f; a fastest pass (bw_*_best, the roofline's bound) stays unless the new median exceeds it, then it
- * is that median. In-core costs, the caches and the random-x table (ns, latency-bound) stay. For the ECM at the host's
+ * is that median. In-core costs, the caches and the random-x table (ns, latency-bound) stay. The stream should read
+ * bw_bytes (where given) as the file's figures did. threads up to bw_points: against the curve's point; at least a NUMA
+ * domain's cores on a machine of one domain (or a domain's cores without a curve): against bw_load; else refused
+ * (between the curve's end and a domain, or across domains: the file has one domain's figures). For the ECM at the host's
  * state of a run (spmv-bench --model measures a read stream before and after each timing): on a shared host the memory
  * bandwidth moves by up to 2x from one minute to the next (the Zen 5 VM, BENCHMARKS.md 2026-12-07), while a machine
- * file holds one median. Errors: SPMV_ERR_ARG (NULL; threads < 1; read_gbs not a positive finite number; nlevels out
- * of 2..SPMV_MACHINE_MAX_LEVELS; a machine without a read bandwidth; a rescaled figure the machine check refuses);
- * m is untouched on error. */
+ * file holds one median. Errors: SPMV_ERR_ARG (NULL; threads < 1; read_gbs not a positive finite number; nlevels or
+ * bw_points out of range; threads as above without a figure to compare with; a machine without a read bandwidth; a
+ * rescaled figure the machine check refuses); m is untouched on error. */
 SPMV_API spmv_status spmv_machine_at_read_bandwidth(spmv_machine *m, int threads, double read_gbs);
 
 /** Saturated bandwidth b_S of one NUMA domain in GB/s for the kind asked (0 if the file lacks it). SPMV_BW_MIX: the

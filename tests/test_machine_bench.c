@@ -613,7 +613,7 @@ static void test_spmv_check_choice(void)
     CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.129, 0.060, 0.129}, 1, BENCH_CHECK_TRIES), 0);
     CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.150, 0.400, 0.400}, 1, BENCH_CHECK_TRIES), 0); /* at it: kept */
     CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.151, inf, 0.400}, 1, BENCH_CHECK_TRIES), 1);
-    CU_ASSERT_EQUAL(bench_check_retry((double[3]){inf, inf, inf}, 1, BENCH_CHECK_TRIES), 1);
+    CU_ASSERT_EQUAL(bench_check_retry((double[3]){inf, inf, inf}, 1, BENCH_CHECK_TRIES), 0); /* none calibrated */
     CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, BENCH_CHECK_TRIES - 1, BENCH_CHECK_TRIES), 1);
     CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, BENCH_CHECK_TRIES, BENCH_CHECK_TRIES), 0);
     CU_ASSERT_EQUAL(bench_check_retry((double[3]){0.3, 0.3, 0.3}, BENCH_CHECK_TRIES, 99), 0); /* capped */

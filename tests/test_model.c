@@ -1090,8 +1090,10 @@ static void test_mix_bandwidth(void)
 /* the machine at the memory bandwidth of a run (spmv_machine_at_read_bandwidth): the paper's CRS case with a read
  * stream of 450 GB/s against the file's 225 (no curve: against the saturated figure) doubles the memory's 117 B/cy
  * and the saturated GB/s, halves the memory's cycles per row and leaves the in-core and cache figures; on the Zen 5
- * file (a curve and fastest passes) the curve's point at the thread count is the reference, beyond the curve its last
- * point, and a fastest pass rises only to a median above it; bad arguments leave the machine as it was */
+ * file (a curve and fastest passes) the curve's point at the thread count is the reference, from a domain's cores on
+ * (one domain) the saturated figure, and a fastest pass rises only to a median above it; a thread count the file has
+ * no figure for (between the curve's end and a domain, across the A64FX's 4 domains) is refused; bad arguments leave
+ * the machine as it was; the bytes the figures read (bw_bytes) round-trip through the file */
 static void test_machine_at_read_bandwidth(void)
 {
     load_a64fx();
@@ -1124,30 +1126,56 @@ static void test_machine_at_read_bandwidth(void)
     CU_ASSERT_DOUBLE_EQUAL(z.bw_load, 0.5 * z0.bw_load, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(z.bw_triad_n[1], 0.5 * z0.bw_triad_n[1], 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(z.bw_load_best, z0.bw_load_best, EXACT); /* the bound stays */
+    z0.bw_load_n[1] = 0.9 * z0.bw_load; /* so that the saturated figure and the curve's last point differ */
     z = z0;
-    CU_ASSERT_EQUAL_FATAL(spmv_machine_at_read_bandwidth(&z, 8, 2 * z0.bw_load_n[1]), SPMV_OK); /* beyond: last */
+    CU_ASSERT_EQUAL_FATAL(spmv_machine_at_read_bandwidth(&z, 8, 2 * z0.bw_load), SPMV_OK); /* beyond: saturated */
     CU_ASSERT_DOUBLE_EQUAL(z.bw_load, 2 * z0.bw_load, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(z.level[3].upstream_bw, 2 * z0.level[3].upstream_bw, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(z.bw_load_best, 2 * z0.bw_load, 1e-9); /* above the old fastest pass: the new median */
     CU_ASSERT_DOUBLE_EQUAL(z.bw_copy_best, fmax(z0.bw_copy_best, 2 * z0.bw_copy), 1e-9);
     CU_ASSERT_EQUAL(spmv_machine_check(&z), SPMV_OK);
     /* bad arguments: an error naming the argument, the machine untouched */
     spmv_machine before = m;
-    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 1, 0.0), SPMV_ERR_ARG);
-    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "read_gbs"));
-    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 1, -3.0), SPMV_ERR_ARG);
-    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 1, NAN), SPMV_ERR_ARG);
-    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 1, INFINITY), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 12, 0.0), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "read_gbs = 0"));
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 12, -3.0), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 12, NAN), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 12, INFINITY), SPMV_ERR_ARG);
     CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 0, 100.0), SPMV_ERR_ARG);
-    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "threads"));
-    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 1, 5e-324), SPMV_ERR_ARG); /* the memory's B/cy 0: checked */
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "threads = 0"));
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&m, 12, 5e-324), SPMV_ERR_ARG); /* the memory's B/cy 0: checked */
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "read_gbs = 4.94066e-324 GB/s against the machine's 450"));
     CU_ASSERT_EQUAL(memcmp(&m, &before, sizeof m), 0);
     CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(NULL, 1, 100.0), SPMV_ERR_ARG);
     CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "NULL"));
     spmv_machine nob = a64fx; /* no read bandwidth at all */
     nob.bw_load = 0;
     nob.bw_triad = 0;
-    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&nob, 1, 100.0), SPMV_ERR_ARG);
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&nob, 12, 100.0), SPMV_ERR_ARG);
     CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "no read bandwidth"));
+    /* no figure for the thread count: refused, untouched */
+    before = a64fx;
+    spmv_machine a = a64fx;
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&a, 1, 100.0), SPMV_ERR_ARG); /* no curve, 1 of 12 cores */
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "curve ends at 0 cores"));
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&a, 13, 100.0), SPMV_ERR_ARG); /* 2 of its 4 CMGs */
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "4 NUMA domains"));
+    CU_ASSERT_EQUAL(memcmp(&a, &before, sizeof a), 0);
+    a.bw_points = SPMV_MACHINE_MAX_CORES + 1; /* a bad count: refused before the curve is read */
+    CU_ASSERT_EQUAL(spmv_machine_at_read_bandwidth(&a, SPMV_MACHINE_MAX_CORES + 1, 100.0), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "curve points"));
+    /* the working set of the figures: the Zen 5 file's 1 GiB, through the format and back; a negative one refused */
+    CU_ASSERT_EQUAL(z0.bw_bytes, (int64_t)1 << 30);
+    char text[16384];
+    CU_ASSERT(spmv_machine_format(&z0, text, sizeof text) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmemory bandwidth working set: 1 GiB"));
+    check_roundtrip(&z0);
+    CU_ASSERT_EQUAL(a64fx.bw_bytes, 0); /* not given */
+    CU_ASSERT(spmv_machine_format(&a64fx, text, sizeof text) > 0);
+    CU_ASSERT_PTR_NULL(strstr(text, "working set"));
+    z0.bw_bytes = -1;
+    CU_ASSERT_EQUAL(spmv_machine_check(&z0), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "memory bandwidth working set -1 B"));
 }
 
 /* the machine at another clock (spmv_machine_at_clock): the paper's CRS case at 3.6 instead of 1.8 GHz: the

@@ -157,17 +157,20 @@ static int print_limit(const spmv_sell *S, const spmv_crs *A, int threads, const
     }
     /* the ECM at the memory bandwidth of this run (read before and after the timing): a diagnostic that tells the
      * host's state from the model's error, next to the prediction from the machine file above */
+    if (!(read_gbs > 0)) return 0;
     spmv_machine mb = m;
     spmv_model mdb;
-    if (read_gbs > 0 && spmv_machine_at_read_bandwidth(&mb, threads, read_gbs) == SPMV_OK &&
-        (S ? spmv_model_sell(S, NULL, &mb, threads, NULL, &mdb) : spmv_model_crs(A, NULL, &mb, threads, NULL, &mdb)) ==
-            SPMV_OK) {
-        double pctb, errb;
-        spmv_model_score(&mdb, gflops, &pctb, &errb);
-        printf("ECMrun   %.3f Gflop/s predicted at this run's read bandwidth (%.3g GB/s on %d thread%s, x %.3f the "
-               "machine file's): error %+.0f %%\n", mdb.predicted, read_gbs, threads, threads == 1 ? "" : "s",
-               mb.bw_load / (m.bw_load > 0 ? m.bw_load : 1.0), errb);
+    if (spmv_machine_at_read_bandwidth(&mb, threads, read_gbs) ||
+        (S ? spmv_model_sell(S, NULL, &mb, threads, NULL, &mdb) : spmv_model_crs(A, NULL, &mb, threads, NULL, &mdb))) {
+        printf("ECMrun   not computed: %s\n", spmv_last_error());
+        return 0;
     }
+    double pctb, errb;
+    spmv_model_score(&mdb, gflops, &pctb, &errb);
+    const int mem = m.nlevels - 1; /* the factor: the memory's B/cy scaled (> 0 by the machine check) */
+    printf("ECMrun   %.3f Gflop/s predicted at this run's read bandwidth (%.3g GB/s on %d thread%s, x %.3f the "
+           "machine file's): error %+.0f %%\n", mdb.predicted, read_gbs, threads, threads == 1 ? "" : "s",
+           mb.level[mem].upstream_bw / m.level[mem].upstream_bw, errb);
     return 0;
 }
 
@@ -378,11 +381,12 @@ int main(int argc, char **argv)
         /* with --model, the memory's latency before and after (the host's state: on a shared host the kernels ran
          * at half speed where it rose by a fifth to a third, see tune_memory_latency_now) */
         const double lat0 = model ? tune_memory_latency_now() : 0.0;
-        const double bw0 = model && clk ? tune_read_bandwidth_now(t) : 0.0;
+        int64_t rbytes = 0; /* the bytes the read stream read: the machine file's bw_bytes */
+        const double bw0 = model && clk ? tune_read_bandwidth_now(t, bm.m.bw_bytes, &rbytes) : 0.0;
         const double ghz0 = clk ? tune_clock_now(t) : 0.0;
         double tmin, tmax, tmed = tool_time(A, S, x, y, target, (int)runs, &tmin, &tmax);
         const double ghz1 = clk ? tune_clock_now(t) : 0.0;
-        const double bw1 = model && clk ? tune_read_bandwidth_now(t) : 0.0;
+        const double bw1 = model && clk ? tune_read_bandwidth_now(t, bm.m.bw_bytes, NULL) : 0.0;
         const double lat1 = model ? tune_memory_latency_now() : 0.0;
         const double rbw = bw0 > 0 && bw1 > 0 ? 0.5 * (bw0 + bw1) : 0.0;
         const double ghz = ghz0 > 0 && ghz1 > 0 ? 0.5 * (ghz0 + ghz1) : 0.0;
@@ -398,11 +402,12 @@ int main(int argc, char **argv)
         else if (model)
             printf("memlat   not measured (no memory for the pointer chase)\n");
         if (rbw > 0)
-            printf("membw    %.1f GB/s before, %.1f GB/s after the timing (spmv-machine's read stream over %zu MiB on %d "
-                   "thread%s: the memory's bandwidth at this run, for the ECMrun line)\n", bw0, bw1,
-                   TUNE_BANDWIDTH_BYTES >> 20, t, t == 1 ? "" : "s");
+            printf("membw    %.1f GB/s before, %.1f GB/s after the timing (spmv-machine's read stream over %lld MiB on "
+                   "%d thread%s%s: the memory's bandwidth at this run, for the ECMrun line)\n", bw0, bw1,
+                   (long long)(rbytes >> 20), t, t == 1 ? "" : "s",
+                   bm.m.bw_bytes > 0 ? ", the machine file's size" : "");
         else if (model && clk)
-            printf("membw    not measured (no memory for the read stream)\n");
+            printf("membw    not measured (no memory for the read stream, or OpenMP gave fewer threads)\n");
         print_bytes_check(&bm, t, A->nnz, bytes, tmed);
         if (print_limit(S, A, t, &bm, machine_path != NULL, model, gflops, ghz, rbw)) goto done;
         if (pmu) { /* no counters: one line, then no more tries */

@@ -421,6 +421,8 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
                 H("\n#   %-4s HPCG %d^3: errors none %.3f, full %.3f, a64fx-partial %.3f -> %s%s", m->level[L].name,
                   chk->n[L], chk->err[L][0], chk->err[L][1], chk->err[L][2], spmv_overlap_name((spmv_overlap)chk->rule[L]),
                   chk->rule[L] != chk->stream_rule[L] ? " (replaces the streams' rule)" : "");
+                if (chk->tries[L] > 1)
+                    H("\n#        after %d tries (every rule worse than %.2f before)", chk->tries[L], BENCH_CHECK_RETRY_ERR);
                 if (L == m->nlevels - 1)
                     H("\n#        at %.2f B/cy fitted on these kernels (the read-only stream's %.2f under this rule)",
                       chk->bw[L][chk->rule[L]], chk->stream_bw[L][chk->rule[L]]);

@@ -645,19 +645,26 @@ double tune_memory_latency_now(void)
     return at && med > 0 && isfinite(med) ? med : 0.0;
 }
 
-double tune_read_bandwidth_now(int t)
+double tune_read_bandwidth_now(int t, int64_t bytes, int64_t *read)
 {
     static double *buf;
-    static int64_t n, q;
+    static int64_t n, q, asked;
     static bench_stream_fn sum;
+    if (read) *read = 0;
+    if (bytes <= 0) bytes = (int64_t)TUNE_BANDWIDTH_BYTES;
+    if (buf && bytes != asked) { /* another size: a new buffer */
+        bench_free(buf);
+        buf = NULL;
+    }
     if (!buf) {
         const bench_isa *isa = bench_isa_best();
         const int w = isa->width();
         sum = isa->stream[BK_SUM][3]; /* spmv-machine's read-only stream, 8 accumulators */
         q = 16 * (int64_t)(w > 0 ? w : 1);
-        double bytes = (double)TUNE_BANDWIDTH_BYTES, ram = tune_ram_bytes();
-        if (ram > 0 && bytes > ram / 8) bytes = ram / 8;
-        n = (int64_t)(bytes / 8) / (q * SPMV_MAX_THREADS) * (q * SPMV_MAX_THREADS);
+        double b = (double)bytes, ram = tune_ram_bytes();
+        if (ram > 0 && b > ram / 4) b = ram / 4; /* spmv-machine's cap */
+        n = (int64_t)(b / 8) / (q * SPMV_MAX_THREADS) * (q * SPMV_MAX_THREADS);
+        asked = bytes;
         if (!sum || n < q * SPMV_MAX_THREADS || !(buf = bench_alloc((size_t)n * 8))) {
             buf = NULL;
             return 0.0;
@@ -703,7 +710,9 @@ double tune_read_bandwidth_now(int t)
     if (got != nt) return 0.0;
     const double lo = fmin(gbs[0], fmin(gbs[1], gbs[2])), hi = fmax(gbs[0], fmax(gbs[1], gbs[2]));
     const double med = gbs[0] + gbs[1] + gbs[2] - lo - hi;
-    return lo > 0 && isfinite(med) ? med : 0.0;
+    if (!(lo > 0) || !isfinite(med)) return 0.0;
+    if (read) *read = 8 * chunk * nt;
+    return med;
 }
 
 /* The core clock now on t threads, GHz: each thread the best of 5 windows of spmv-machine's add chain (about 0.5 ms

@@ -41,14 +41,16 @@ double tune_clock_now(int t);
 double tune_memory_latency_now(void);
 
 /* The memory's read bandwidth now on t threads (1..SPMV_MAX_THREADS), GB/s: spmv-machine's read-only stream (the
- * widest kernel set's SUM, 8 accumulators, as its "memory bandwidth load" curve) over TUNE_BANDWIDTH_BYTES (the size
- * spmv-machine's curve reads; at most an eighth of the RAM), each thread its own slice, the median of 3 sweeps after
- * one that warms the TLB (about 0.15 s on one core at 30 GB/s). The buffer is allocated and touched on the first call
- * (about 0.3 s) and kept for the process; call it from outside a parallel region. 0 where it cannot be measured (no
- * memory, OpenMP gave fewer threads). For the ECM at the host's state of a run (spmv_machine_at_read_bandwidth):
- * spmv-bench --model measures it before and after each timing. */
-#define TUNE_BANDWIDTH_BYTES ((size_t)1 << 30)
-double tune_read_bandwidth_now(int t);
+ * widest kernel set's SUM, 8 accumulators, as its "memory bandwidth load" curve) over `bytes` (the machine file's
+ * bw_bytes, the size its figures read; <= 0: TUNE_BANDWIDTH_BYTES, spmv-machine's usual size; at most a quarter of the
+ * RAM, as spmv-machine), each thread its own slice, the median of 3 sweeps after one that warms the TLB (about 0.15 s
+ * on one core at 30 GB/s). *read (may be NULL): the bytes each sweep read (0 on failure). The buffer is allocated and
+ * touched by the calling thread on the first call (about 0.3 s per GiB; on a machine of several NUMA domains all in
+ * its domain) and kept for the process until a call asks another size; call it from outside a parallel region and
+ * from one thread. 0 where it cannot be measured (no memory, OpenMP gave fewer threads). For the ECM at the host's
+ * state of a run (spmv_machine_at_read_bandwidth): spmv-bench --model measures it before and after each timing. */
+#define TUNE_BANDWIDTH_BYTES ((int64_t)1 << 30)
+double tune_read_bandwidth_now(int t, int64_t bytes, int64_t *read);
 
 /* Folder of the user's machine files: $XDG_DATA_HOME/spmv/machines or ~/.local/share/spmv/machines.
  * Returns 0 on success. */

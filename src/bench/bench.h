@@ -329,7 +329,8 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
  * outwards, the library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread (pinned to the first core) on HPCG n^3 (n =
  * bench_check_hpcg_n: the data set half the level's effective size, eight times the last cache's for memory; for memory
  * the SELL matrices plain, 12 bytes per entry, with non-temporal y stores) are measured (the best of 3 interleaved
- * rounds, each the best of 5 runs of >= 5 ms) and predicted by spmv_model_* under each rule, each at its upstream
+ * rounds, each the best of 5 runs of >= 5 ms; 3 more rounds per try while bench_check_retry says so, up to max_tries
+ * measurements) and predicted by spmv_model_* under each rule, each at its upstream
  * bandwidth calibrated on the read-only stream with the rules already chosen below (bench_fit_level_bw); for memory the
  * bandwidth of each rule is then fitted on the three kernels themselves (the least error, between a quarter of the
  * stream's and the stream's: a SpMV kernel that stores y while it reads gets less of one core's memory bandwidth than
@@ -368,7 +369,8 @@ typedef struct bench_check {
                                                                             stream (bench_fit_level_bw) */
     int stream_rule[SPMV_MACHINE_MAX_LEVELS], rule[SPMV_MACHINE_MAX_LEVELS]; /* spmv_overlap values */
     int tries[SPMV_MACHINE_MAX_LEVELS];                                  /* measurements of the level (1 .. BENCH_CHECK_
-                                                                            TRIES; the best of 3 x tries rounds) */
+                                                                            TRIES; the best of 3 x tries rounds); 0:
+                                                                            not checked */
 } bench_check;
 /* max_tries: measurements of a level at most (bench_check_retry; < 1: 1, above BENCH_CHECK_TRIES: that), the
  * tests 1 (their toy machine fits no rule well, and a sanitizer slows the kernels) */
@@ -386,7 +388,8 @@ double bench_min_log(double (*f)(double x, void *arg), void *arg, double lo, dou
  * full, none. The streams' rule when none is available. */
 int bench_check_choose(const double err[3], int stream_rule);
 /* 1 when a level checked `tries` times with errors err[3] is to be measured again: every available rule's error above
- * BENCH_CHECK_RETRY_ERR (or none available) and tries < max_tries (at most BENCH_CHECK_TRIES); else 0. */
+ * BENCH_CHECK_RETRY_ERR, at least one available (INFINITY: no rule calibrated, which a new measurement does not
+ * change), and tries < max_tries (at most BENCH_CHECK_TRIES); else 0. */
 int bench_check_retry(const double err[3], int tries, int max_tries);
 
 /* The length branches' mispredicts (spmv_machine.len_branch_*): the library's CRS kernel on one thread on pairs of

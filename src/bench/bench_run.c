@@ -1290,6 +1290,7 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
     int pts = r->nthreads < m->cores_per_numa ? r->nthreads : m->cores_per_numa;
     if (pts > SPMV_MACHINE_MAX_CORES) pts = SPMV_MACHINE_MAX_CORES;
     m->bw_points = pts;
+    m->bw_bytes = r->bw_bytes;
     for (int i = 0; i < pts; i++) {
         m->bw_load_n[i] = r->bw[BW_LOAD][i];
         m->bw_copy_n[i] = r->bw[BW_COPY][i];

@@ -38,9 +38,13 @@ int bench_check_choose(const double err[3], int stream_rule)
 int bench_check_retry(const double err[3], int tries, int max_tries)
 {
     if (tries >= max_tries || tries >= BENCH_CHECK_TRIES) return 0;
+    int finite = 0; /* none: no rule could be calibrated, which another measurement does not change */
     for (int q = 0; q < 3; q++)
-        if (isfinite(err[q]) && err[q] <= BENCH_CHECK_RETRY_ERR) return 0;
-    return 1;
+        if (isfinite(err[q])) {
+            if (err[q] <= BENCH_CHECK_RETRY_ERR) return 0;
+            finite = 1;
+        }
+    return finite;
 }
 
 /* the capacity the model places data by: the effective size, else the cache size */

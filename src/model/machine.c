@@ -122,12 +122,29 @@ spmv_status spmv_machine_at_read_bandwidth(spmv_machine *m, int threads, double 
     if (m->nlevels < 2 || m->nlevels > SPMV_MACHINE_MAX_LEVELS)
         return spmv__error(SPMV_ERR_ARG, "%s: the machine has %d levels (2..%d)", fn, m->nlevels,
                            SPMV_MACHINE_MAX_LEVELS);
-    /* the file's read bandwidth at this many cores: the curve's point, its last point beyond it, else saturated */
-    const int i = threads < m->bw_points ? threads : m->bw_points;
-    const double ref = i > 0 && m->bw_load_n[i - 1] > 0 ? m->bw_load_n[i - 1] : m->bw_load;
+    if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine has %d bandwidth curve points (0..%d)", fn, m->bw_points,
+                           SPMV_MACHINE_MAX_CORES);
+    /* the file's read bandwidth at this many cores: the curve's point; a saturated domain's figure from a domain's
+     * cores on (one domain) */
+    const int domains = m->cores_per_numa > 0 ? m->sockets * (m->cores_per_socket / m->cores_per_numa) : 0;
+    double ref = 0;
+    if (threads <= m->bw_points) {
+        ref = m->bw_load_n[threads - 1];
+    } else if (threads > m->cores_per_numa && domains > 1) {
+        return spmv__error(SPMV_ERR_ARG, "%s: threads = %d span more than one of the machine's %d NUMA domains of %d "
+                           "cores: its bandwidth figures are one domain's", fn, threads, domains, m->cores_per_numa);
+    } else if (threads >= m->cores_per_numa) {
+        ref = m->bw_load;
+    } else {
+        return spmv__error(SPMV_ERR_ARG, "%s: threads = %d: the machine's read bandwidth curve ends at %d core%s, "
+                           "its saturated figure is for %d", fn, threads, m->bw_points, m->bw_points == 1 ? "" : "s",
+                           m->cores_per_numa);
+    }
     if (!(ref > 0))
-        return spmv__error(SPMV_ERR_ARG, "%s: the machine has no read bandwidth (saturated bandwidth load, memory "
-                           "bandwidth load) to compare read_gbs = %g GB/s with", fn, read_gbs);
+        return spmv__error(SPMV_ERR_ARG, "%s: the machine has no read bandwidth at %d core%s (saturated bandwidth "
+                           "load, memory bandwidth load) to compare read_gbs = %g GB/s with", fn, threads,
+                           threads == 1 ? "" : "s", read_gbs);
     const double f = read_gbs / ref;
     spmv_machine r = *m;
     r.level[r.nlevels - 1].upstream_bw *= f;
@@ -146,7 +163,7 @@ spmv_status spmv_machine_at_read_bandwidth(spmv_machine *m, int threads, double 
         char why[256];
         snprintf(why, sizeof why, "%s", spmv_last_error());
         return spmv__error(st, "%s: read_gbs = %g GB/s against the machine's %g at %d core%s: %s", fn, read_gbs, ref,
-                           i > 0 ? i : threads, (i > 0 ? i : threads) == 1 ? "" : "s", why);
+                           threads, threads == 1 ? "" : "s", why);
     }
     *m = r;
     return SPMV_OK;
@@ -197,6 +214,7 @@ spmv_status spmv_machine_check(const spmv_machine *m)
                 "measured)", bwn[i], bwb[i][0], bwn[i], bwb[i][1]);
     if (m->bw_points < 0 || m->bw_points > SPMV_MACHINE_MAX_CORES)
         BAD("%d bandwidth curve points, outside 0..%d", m->bw_points, SPMV_MACHINE_MAX_CORES);
+    if (m->bw_bytes < 0) BAD("memory bandwidth working set %lld B is negative", (long long)m->bw_bytes);
     for (int32_t i = 0; i < m->bw_points; i++)
         if (!(m->bw_load_n[i] >= 0 && m->bw_copy_n[i] >= 0 && m->bw_triad_n[i] >= 0))
             BAD("bandwidth curve entry %d is negative", i + 1);
@@ -313,6 +331,8 @@ static const keydef top_keys[] = {
     {"memory bandwidth load", K_LIST, U_GBS, M(bw_load_n), 0, "1, 2, ... cores of one NUMA domain, compact"},
     {"memory bandwidth copy", K_LIST, U_GBS, M(bw_copy_n), 0, NULL},
     {"memory bandwidth triad", K_LIST, U_GBS, M(bw_triad_n), 0, NULL},
+    {"memory bandwidth working set", K_INT, U_BYTES, M(bw_bytes), 0,
+     "optional: the bytes the bandwidth figures read (0: not given)"},
     {"level", K_LEVEL, U_NONE, 0, 0, NULL},
 };
 static const keydef level_keys[] = {
@@ -475,7 +495,8 @@ static spmv_status set_value(const parser *p, const keydef *d, char *v, char *ba
     case K_INT: {
         int64_t x = 0;
         int64_t max = d->u == U_BYTES && (!strcmp(d->key, "cache size") || !strcmp(d->key, "effective size") ||
-                                          !strcmp(d->key, "random access size"))
+                                          !strcmp(d->key, "random access size") ||
+                                          !strcmp(d->key, "memory bandwidth working set"))
                           ? INT64_MAX / 2
                           : INT32_MAX;
         if ((st = parse_int(p, d, v, max, &x))) return st;
@@ -813,6 +834,9 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
     put_list(o, "memory bandwidth load", m->bw_load_n, m->bw_points);
     put_list(o, "memory bandwidth copy", m->bw_copy_n, m->bw_points);
     put_list(o, "memory bandwidth triad", m->bw_triad_n, m->bw_points);
+    if (m->bw_bytes)
+        put(o, "memory bandwidth working set: %s   # optional: the bytes the bandwidth figures read\n",
+            size_text(b, m->bw_bytes));
     put(o, "\n# memory hierarchy from the core; upstream = towards the core; the last level is MEM\n");
     for (int32_t i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
