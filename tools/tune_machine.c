@@ -639,9 +639,7 @@ double tune_memory_latency_now(void)
         at = bench_chase_run(at, steps);
         ns[w] = (bench_now() - t0) / (double)steps * 1e9;
     }
-    /* the median of the three windows */
-    const double lo = fmin(ns[0], fmin(ns[1], ns[2])), hi = fmax(ns[0], fmax(ns[1], ns[2]));
-    const double med = ns[0] + ns[1] + ns[2] - lo - hi;
+    const double med = bench_median(ns, 3); /* the median of the three windows */
     return at && med > 0 && isfinite(med) ? med : 0.0;
 }
 
@@ -707,10 +705,9 @@ double tune_read_bandwidth_now(int t, int64_t bytes, int64_t *read)
             }
         }
     }
-    if (got != nt) return 0.0;
-    const double lo = fmin(gbs[0], fmin(gbs[1], gbs[2])), hi = fmax(gbs[0], fmax(gbs[1], gbs[2]));
-    const double med = gbs[0] + gbs[1] + gbs[2] - lo - hi;
-    if (!(lo > 0) || !isfinite(med)) return 0.0;
+    if (got != nt || !(fmin(gbs[0], fmin(gbs[1], gbs[2])) > 0)) return 0.0;
+    const double med = bench_median(gbs, 3);
+    if (!isfinite(med)) return 0.0;
     if (read) *read = 8 * chunk * nt;
     return med;
 }
