@@ -32,6 +32,7 @@ extern "C" {
  *   runs: N   x access: gather|emul                                   kernel variant of the choice (optional;
  *                                                                     runs > 0 only with C <= 64)
  *   16-bit indices: on|off   value indices: on|off                    compression of the choice (optional)
+ *   non-temporal stores: on|off                                        y stores of the choice (optional)
  *   gflops: X   limit gflops: X   crs gflops: X   conversion: X s   date: TEXT     measurements (optional)
  * Every key at most once per record, all but the optional ones required; '#' in free text is written as a blank.
  * nzr mean is written with 17 significant digits (it reads back exactly), measurements with 6. A record matches
@@ -82,10 +83,13 @@ typedef struct spmv_tune_record {
                             0 off, -1 not recorded (auto) */
     int vidx;            /**< if has_compression: the choice's value indices (spmv_sell_opts.vidx): 1 on, 0 off,
                             -1 not recorded (auto) */
+    int has_nt;          /**< 1: nt was recorded (a zeroed record: 0, the library's auto) */
+    int nt;              /**< if has_nt: the choice's non-temporal y stores (spmv_sell_opts.nt_stores): 1 on, 0 off */
 } spmv_tune_record;
 
-/** The kernel variant of record r into o where o leaves it auto (runs < 0, xaccess SPMV_X_AUTO, idx16 < 0, vidx < 0)
- * and r recorded it (has_variant, has_compression); C, sigma, rcm and threads are not touched. NULL: nothing. */
+/** The kernel variant of record r into o where o leaves it auto (runs < 0, xaccess SPMV_X_AUTO, idx16 < 0, vidx < 0,
+ * nt_stores < 0) and r recorded it (has_variant, has_compression, has_nt); C, sigma, rcm and threads are not touched.
+ * NULL: nothing. */
 SPMV_API void spmv_tune_record_variant(const spmv_tune_record *r, spmv_sell_opts *o);
 
 /** The database path: $SPMV_TUNE_DB if set (and not "off"), else $XDG_DATA_HOME/spmv/tuning/choices.txt, else
@@ -217,7 +221,7 @@ typedef struct spmv_tune_point {
                              comparison (the choice and CRS at its thread count, timed alternately), 7 a point below
                              half the best built and timed again (noise on a busy machine), before the threads;
                              8 kernel variants of the best point: run columns off, the other x access, value
-                             indices on/off, 16-bit indices on/off */
+                             indices on/off, 16-bit indices on/off, non-temporal y stores on/off */
     int is_crs;           /**< 1: CRS (C, sigma, rcm unused) */
     int32_t C, sigma;
     int rcm;
@@ -225,6 +229,7 @@ typedef struct spmv_tune_point {
     int xaccess;          /**< x access of the built matrix (SPMV_X_GATHER / SPMV_X_EMUL; SELL points) */
     int idx16;            /**< 1: the built matrix has 16-bit column indices (spmv_sell.nidx16 > 0; SELL points) */
     int vidx;             /**< 1: the built matrix has value indices (spmv_sell.nvals > 0; SELL points) */
+    int nt;               /**< 1: its kernel writes y by non-temporal stores (a "-nt" kernel; SELL points) */
     int32_t nthreads;
     spmv_tune_state state;
     char kernel[48];      /**< kernel name (measured points) */
@@ -252,6 +257,13 @@ typedef struct spmv_tune_point {
 /** Runs of one point that differ by more than this factor (slowest / fastest) are timed again; if they still do,
  * the point is marked noisy (spmv_tune_point.spread, its note) and no speed-up is reported without saying so. */
 #define SPMV_TUNE_NOISY 2.0
+
+/** y's size from which the search also times its best point with non-temporal y stores flipped (stage 8; where the
+ * matrix indexes y directly and the family has such kernels): a quarter of SPMV_NT_AUTO_BYTES, the library's own
+ * switch, so that the tuner measures the choice around it. Whether streaming stores pay depends on the host, not
+ * only on the size: on the AMD EPYC (Zen 5) VM of 2026-12-07 lap2d 2000^2 SELL-32 ran 15-30 % faster with
+ * ordinary stores on one core, HPCG 128^3 SELL-8 faster with streaming ones (BENCHMARKS.md). */
+#define SPMV_TUNE_NT_MIN_BYTES (SPMV_NT_AUTO_BYTES / 4)
 
 typedef struct spmv_tune_opts {
     double budget;        /**< seconds for the search (> 0, default 30): a point whose estimated cost does not fit in
@@ -289,7 +301,7 @@ SPMV_API spmv_tune_opts spmv_tune_opts_default(void);
 
 typedef struct spmv_tune_result {
     spmv_sell_opts opts;  /**< the choice: C, sigma, rcm, nthreads, permuted (unroll 1) and its kernel variant: runs,
-                             xaccess, idx16, vidx (as built) */
+                             xaccess, idx16, vidx (as built), nt_stores (as its kernel writes y) */
     spmv_tune_point best; /**< its measurement at opts.nthreads (the final comparison, stage 6) */
     spmv_tune_point crs;  /**< CRS at the choice's thread count (opts.nthreads), timed alternately with the choice in
                                the final comparison (stage 6): the same conditions for both */

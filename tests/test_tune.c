@@ -112,6 +112,7 @@ static void test_db_roundtrip(void)
     b.C = 8, b.sigma = 1, b.rcm = 0, b.nthreads = 1, b.permuted = 1;
     b.has_variant = 1, b.runs = 0, b.xaccess = SPMV_X_EMUL; /* the kernel variant: no run columns, emulated gathers */
     b.has_compression = 1, b.idx16 = 0, b.vidx = 1;         /* no 16-bit indices, value indices */
+    b.has_nt = 1, b.nt = 0;                                 /* ordinary y stores, measured against streaming ones */
     snprintf(b.host.isa, sizeof b.host.isa, "avx2");
     snprintf(b.matrix, sizeof b.matrix, "small # with a hash");
     int found = -1;
@@ -144,6 +145,9 @@ static void test_db_roundtrip(void)
     CU_ASSERT_EQUAL(recs[1].has_compression, 1);
     CU_ASSERT_EQUAL(recs[1].idx16, 0);
     CU_ASSERT_EQUAL(recs[1].vidx, 1);
+    CU_ASSERT_EQUAL(recs[0].has_nt, 0); /* not recorded: read back as not recorded */
+    CU_ASSERT_EQUAL(recs[1].has_nt, 1);
+    CU_ASSERT_EQUAL(recs[1].nt, 0);
     CU_ASSERT_STRING_EQUAL(recs[1].host.isa, "avx2");
     spmv_tune_db_free(recs);
 
@@ -198,6 +202,10 @@ static void test_db_roundtrip(void)
     bad.has_compression = 1, bad.idx16 = 2, bad.vidx = 0; /* 1 on, 0 off, -1 not recorded */
     CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
     CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "idx16 = 2"));
+    bad = a;
+    bad.has_nt = 1, bad.nt = -1; /* recorded: on or off */
+    CU_ASSERT_EQUAL(spmv_tune_db_store(db, &bad), SPMV_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(spmv_last_error(), "nt = -1"));
     CU_ASSERT_EQUAL(spmv_tune_db_store(NULL, &a), SPMV_ERR_ARG);
 }
 
@@ -258,6 +266,8 @@ static void test_db_malformed(void)
     expect_parse_error("e16.txt", "choice: m\n  runs: -1\n", "2: 'runs': '-1' is not an integer >= 0");
     expect_parse_error("e17.txt", "choice: m\n  value indices: yes\n", "2: 'value indices': 'yes' is not on or off");
     expect_parse_error("e18.txt", "choice: m\n  16-bit indices: 1\n", "2: '16-bit indices': '1' is not on or off");
+    expect_parse_error("e18b.txt", "choice: m\n  non-temporal stores: auto\n",
+                       "2: 'non-temporal stores': 'auto' is not on or off");
     expect_parse_error("e19.txt", "choice: m\n  value indices: on\n  value indices: off\n",
                        "3: duplicate key 'value indices'");
     expect_parse_error("e8.txt", "choice: m\n  rcm: maybe\n", "2: 'rcm': 'maybe' is not on or off");
@@ -697,6 +707,7 @@ static void test_auto_params(void)
     spmv_tune_record r3 = record_for(A, 16, 64);
     r3.has_variant = 1, r3.runs = 0, r3.xaccess = SPMV_X_EMUL;
     r3.has_compression = 1, r3.idx16 = 1, r3.vidx = 0;
+    r3.has_nt = 1, r3.nt = 1;
     CU_ASSERT_EQUAL_FATAL(spmv_tune_db_store(db3, &r3), SPMV_OK);
     CU_ASSERT_EQUAL(spmv_wisdom_import(db3, NULL), SPMV_OK);
     o = spmv_sell_opts_default();
@@ -707,13 +718,16 @@ static void test_auto_params(void)
     CU_ASSERT_EQUAL(o.xaccess, SPMV_X_EMUL);
     CU_ASSERT_EQUAL(o.idx16, 1);
     CU_ASSERT_EQUAL(o.vidx, 0);
+    CU_ASSERT_EQUAL(o.nt_stores, 1);
     o = spmv_sell_opts_default();
     o.C = 0, o.sigma = 0, o.runs = 5, o.xaccess = SPMV_X_GATHER, o.idx16 = 0, o.vidx = 1; /* given: kept */
+    o.nt_stores = 0;
     spmv_tune_auto_params(A, &o, &src);
     CU_ASSERT_EQUAL(o.runs, 5);
     CU_ASSERT_EQUAL(o.xaccess, SPMV_X_GATHER);
     CU_ASSERT_EQUAL(o.idx16, 0);
     CU_ASSERT_EQUAL(o.vidx, 1);
+    CU_ASSERT_EQUAL(o.nt_stores, 0);
     spmv_wisdom_forget();
     /* a database that does not parse is not imported (named with its line), nothing changes */
     write_file(db, "choice: x\n  bogus: 1\n");
@@ -829,6 +843,82 @@ static void test_bound_and_prune(void)
 
 /* ------------------------------------------------------------------------------------------- a short search */
 
+/* The stage-8 variant "non-temporal stores": timed where y holds SPMV_TUNE_NT_MIN_BYTES or more and the family has
+ * streaming-store kernels for the best point (its matrix indexing y directly), never below that size or with
+ * SPMV_SELL_NT set; the choice, the matrix returned and the record carry what the chosen kernel does. */
+static void test_tune_nt(void)
+{
+    const int32_t rows = (int32_t)(SPMV_TUNE_NT_MIN_BYTES / (int64_t)sizeof(double)) + 1000; /* y 4 MiB + 8000 B */
+    spmv_crs *A = make_lengths(rows, (int32_t[]){3}, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(A);
+    const char *db = tmp_path("nt.txt");
+    remove(db);
+    spmv_tune_opts o = spmv_tune_opts_default();
+    o.budget = 6;
+    o.run_time = 0.002;
+    o.runs = 3;
+    o.max_threads = 1;
+    o.rcm = 0;
+    o.C_list = (int32_t[]){8};
+    o.nC = 1;
+    o.record = db;
+    o.label = "tridiagonal";
+    for (int forced = 0; forced < 2; forced++) {
+        if (forced) setenv(SPMV_SELL_NT_ENV, "0", 1);
+        spmv_tune_result r;
+        spmv_sell *S = NULL;
+        CU_ASSERT_EQUAL_FATAL(spmv_tune(A, &o, &r, &S), SPMV_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(S);
+        const spmv_kernel *k = spmv__sell_kernel(S);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+        CU_ASSERT_EQUAL(k->nt, r.best.nt); /* the matrix returned runs the choice's kernel */
+        CU_ASSERT_EQUAL(r.opts.nt_stores, r.best.nt);
+        CU_ASSERT_EQUAL(r.best.nt, strstr(r.best.kernel, "-nt") != NULL);
+        const int avail = spmv__sell_nt_available(S);
+        int variants = 0, skipped = 0;
+        for (int32_t i = 0; i < r.npoints; i++) {
+            const spmv_tune_point *q = &r.points[i];
+            skipped |= q->state == SPMV_TUNE_SKIPPED;
+            if (!strstr(q->note, "non-temporal stores")) continue;
+            variants++;
+            CU_ASSERT_EQUAL(q->stage, 8);
+            if (q->state != SPMV_TUNE_MEASURED) continue;
+            CU_ASSERT_EQUAL(q->nt, strstr(q->kernel, "-nt") != NULL);
+            /* the note names what the variant has; its base (the best point before it) the other */
+            CU_ASSERT_PTR_NOT_NULL(strstr(q->note, q->nt ? "non-temporal stores on" : "non-temporal stores off"));
+            int base = 0;
+            for (int32_t j = 0; j < i; j++)
+                base |= !r.points[j].is_crs && r.points[j].state == SPMV_TUNE_MEASURED && r.points[j].C == q->C &&
+                        r.points[j].nt != q->nt;
+            CU_ASSERT_TRUE(base);
+        }
+        if (forced) {
+            CU_ASSERT_EQUAL(variants, 0); /* forced for a measurement: not weighed */
+        } else if (!skipped) {
+            CU_ASSERT_EQUAL(variants, avail);
+        } else {
+            printf("\n  (a point skipped for the time budget: the non-temporal variant is not asserted) ");
+        }
+        spmv_tune_host h;
+        spmv_tune_fingerprint f;
+        spmv_tune_host_get(&h);
+        spmv_tune_fingerprint_get(A, &f);
+        spmv_tune_record rec;
+        int found = 0;
+        CU_ASSERT_EQUAL(spmv_tune_db_find(db, &h, &f, 0, &rec, &found), SPMV_OK);
+        CU_ASSERT_EQUAL(found, r.recorded);
+        if (found) { /* forced: not a choice, not recorded */
+            CU_ASSERT_EQUAL(rec.has_nt, !forced);
+            if (!forced) CU_ASSERT_EQUAL(rec.nt, r.best.nt);
+        }
+        remove(db);
+        spmv_tune_result_free(&r);
+        spmv_sell_free(S);
+    }
+    unsetenv(SPMV_SELL_NT_ENV);
+    spmv_crs_free(A);
+}
+
 static void test_tune_run(void)
 {
     spmv_crs *A = NULL;
@@ -898,6 +988,7 @@ static void test_tune_run(void)
     CU_ASSERT_EQUAL(r.opts.xaccess, r.best.xaccess);
     CU_ASSERT_EQUAL(r.opts.idx16, r.best.idx16);
     CU_ASSERT_EQUAL(r.opts.vidx, r.best.vidx);
+    CU_ASSERT_EQUAL(r.opts.nt_stores, r.best.nt);
     CU_ASSERT_EQUAL(S->nvals > 0, r.best.vidx); /* the matrix returned is the choice */
     CU_ASSERT_EQUAL(S->nidx16 > 0, r.best.idx16);
     int vi_on = 0, vi_off = 0, i16_on = 0, i16_off = 0;
@@ -915,6 +1006,7 @@ static void test_tune_run(void)
         CU_ASSERT_TRUE(base);
         if (strstr(q->note, "value indices")) *(q->vidx ? &vi_on : &vi_off) += 1;
         if (strstr(q->note, "16-bit indices")) *(q->idx16 ? &i16_on : &i16_off) += 1;
+        CU_ASSERT_PTR_NULL(strstr(q->note, "non-temporal")); /* y of 13.8 KB: below SPMV_TUNE_NT_MIN_BYTES */
     }
     /* HPCG 12^3 (46 656 nonzeros: below the auto thresholds of both) has 2 values and the padding's 0.0, and 1728
      * columns: where the family's kernels read value and 16-bit indices, the tuner timed each on (the variant of a
@@ -1046,7 +1138,9 @@ int main(void)
     tu_suite("tune rules", (tu_case[]){{"break-even", test_break_even},
                                        {"bound and pruning on synthetic numbers", test_bound_and_prune},
                                        {NULL, NULL}});
-    tu_suite("tune search", (tu_case[]){{"short spmv_tune runs", test_tune_run}, {NULL, NULL}});
+    tu_suite("tune search", (tu_case[]){{"short spmv_tune runs", test_tune_run},
+                                         {"the non-temporal-store variant", test_tune_nt},
+                                         {NULL, NULL}});
     int rc = tu_run();
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) rc = rc ? rc : 1;

@@ -22,12 +22,13 @@ const char *tune_point_name(const spmv_tune_point *p, char *buf, size_t size)
 
 const char *tune_point_variant(const spmv_tune_point *p, char *buf, size_t size)
 {
-    if (p->is_crs || (p->runs <= 0 && !p->idx16 && !p->vidx)) {
-        snprintf(buf, size, "-");
-        return buf;
-    }
-    snprintf(buf, size, "%s%s%s%s%s", p->runs > 0 ? "runs" : "", p->runs > 0 && (p->idx16 || p->vidx) ? "," : "",
-             p->idx16 ? "i16" : "", p->idx16 && p->vidx ? "," : "", p->vidx ? "vi" : "");
+    const char *part[4] = {p->runs > 0 ? "runs" : NULL, p->idx16 ? "i16" : NULL, p->vidx ? "vi" : NULL,
+                           p->nt ? "nt" : NULL};
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 4 && !p->is_crs; i++)
+        if (part[i] && len < size) len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", part[i]);
+    if (!buf[0]) snprintf(buf, size, "-");
     return buf;
 }
 
@@ -59,7 +60,7 @@ void tune_print_table(FILE *f, const tune_report *t)
 {
     const spmv_tune_result *r = t->r;
     const int model = t->tm && t->tm->have;
-    fprintf(f, "\n%3s  %-8s  %-16s %3s %3s %8s %11s %7s  %-22s %-11s %8s %7s %8s %6s %7s %7s   %s\n", "#", "stage",
+    fprintf(f, "\n%3s  %-8s  %-16s %3s %3s %8s %11s %7s  %-22s %-14s %8s %7s %8s %6s %7s %7s   %s\n", "#", "stage",
             "configuration", "RCM", "thr", "conv s", "stored", "beta", "kernel", "variant", "Gflop/s", "GB/s",
             "roofline", "% roof", "ECM", "ECM err", "note");
     for (int32_t i = 0; i < r->npoints; i++) {
@@ -102,11 +103,11 @@ void tune_print_table(FILE *f, const tune_report *t)
         else snprintf(note, sizeof note, "%s: %s", state_name(p->state), p->note);
         int best = !p->is_crs && meas && p->C == r->best.C && p->sigma == r->best.sigma && p->rcm == r->best.rcm &&
                    p->nthreads == r->best.nthreads && p->stage == r->best.stage;
-        fprintf(f, "%3d%s %-8s  %-16s %3s %3d %8s %11s %7s  %-22s %-11s %8s %7s %8s %6s %7s %7s   %s\n", i + 1,
+        fprintf(f, "%3d%s %-8s  %-16s %3s %3d %8s %11s %7s  %-22s %-14s %8s %7s %8s %6s %7s %7s   %s\n", i + 1,
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
                 p->nthreads, conv, stored, beta, meas ? p->kernel : "-", var, gf, gb, rf, pc, ec, ee, note);
     }
-    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns, value indices or 16-bit indices flipped or the other x access (column 'variant': runs = run columns, i16 = 16-bit indices, vi = value indices); 'final': "
+    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns, value indices, 16-bit indices or non-temporal y stores flipped or the other x access (column 'variant': runs = run columns, i16 = 16-bit indices, vi = value indices, nt = non-temporal y stores); 'final': "
                "the choice and CRS at the same thread count timed alternately for the speed-up; 'noisy': runs that "
                "differ by more than %.0fx also when repeated. Gflop/s: median of the timed runs after a result check "
                "against a reference loop; ", SPMV_TUNE_NOISY);
@@ -130,9 +131,10 @@ void tune_print_recommendation(FILE *f, const tune_report *t)
             t->host.cores);
     if (sell)
         fprintf(f, "  choice       SELL-C-σ with C = %d, σ = %d, RCM %s, %d thread%s (kernel %s; run columns %s, "
-                   "16-bit indices %s, value indices %s%s)\n", r->opts.C,
+                   "16-bit indices %s, value indices %s, non-temporal y stores %s%s)\n", r->opts.C,
                 r->opts.sigma, r->opts.rcm ? "on" : "off", r->opts.nthreads, r->opts.nthreads == 1 ? "" : "s",
                 b->kernel, b->runs > 0 ? "on" : "off", b->idx16 ? "on" : "off", b->vidx ? "on" : "off",
+                b->nt ? "on" : "off",
                 t->permuted ? "; x and y in the permuted order" : "");
     else
         fprintf(f, "  choice       CRS with %d thread%s (kernel %s): the best SELL-C-σ (C = %d, σ = %d, RCM %s, %.3f "
@@ -208,7 +210,7 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
     FILE *f = o.f;
     fprintf(f, "matrix,stage,format,C,sigma,rcm,threads,state,kernel,stored,beta,conversion_s,time_s,gflops,gbs,"
                "check_err,alpha,roofline_gflops,pct_of_roofline,ecm_gflops,ecm_error_pct,bound_gflops,chosen,"
-               "run_columns,idx16,vidx,note\n");
+               "run_columns,idx16,vidx,nt_stores,note\n");
     const spmv_tune_result *r = t->r;
     for (int32_t i = 0; i < r->npoints; i++) {
         const spmv_tune_point *p = &r->points[i];
@@ -222,7 +224,7 @@ int tune_write_csv(const char *prog, const char *path, const tune_report *t)
         fprintf(f, ",%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%.6g,%.6g,%.6g,%.6g,%.4g,%.6g,%d,", (long long)p->stored,
                 p->beta, p->t_convert, p->t_spmv, p->gflops, p->gbs, p->err, p->alpha, p->roofline, p->pct, p->ecm,
                 p->ecm_err, p->bound, chosen);
-        fprintf(f, "%d,%d,%d,", !p->is_crs && p->runs > 0, p->idx16, p->vidx);
+        fprintf(f, "%d,%d,%d,%d,", !p->is_crs && p->runs > 0, p->idx16, p->vidx, !p->is_crs && p->nt);
         csv_field(f, p->note);
         fputc('\n', f);
     }
@@ -264,8 +266,9 @@ static void json_point(FILE *f, const spmv_tune_point *p)
         fprintf(f, ", \"%s\": ", k[i]);
         json_num(f, v[i]);
     }
-    fprintf(f, ", \"run_columns\": %s, \"idx16\": %s, \"vidx\": %s", !p->is_crs && p->runs > 0 ? "true" : "false",
-            p->idx16 ? "true" : "false", p->vidx ? "true" : "false");
+    fprintf(f, ", \"run_columns\": %s, \"idx16\": %s, \"vidx\": %s, \"nt_stores\": %s",
+            !p->is_crs && p->runs > 0 ? "true" : "false", p->idx16 ? "true" : "false", p->vidx ? "true" : "false",
+            !p->is_crs && p->nt ? "true" : "false");
     fputs(", \"note\": ", f);
     tune_json_string(f, p->note);
     fputc('}', f);

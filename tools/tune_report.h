@@ -22,8 +22,8 @@ typedef struct tune_report {
 /* "CRS", "SELL-8-32" (σ as given) */
 const char *tune_point_name(const spmv_tune_point *p, char *buf, size_t size);
 const char *tune_stage_name(int32_t stage);
-/* the compressions of a SELL point: "runs", "i16", "vi" joined by commas (run columns, 16-bit indices, value
- * indices), "-" for none or CRS */
+/* the kernel variant of a SELL point: "runs", "i16", "vi", "nt" joined by commas (run columns, 16-bit indices, value
+ * indices, non-temporal y stores), "-" for none or CRS */
 const char *tune_point_variant(const spmv_tune_point *p, char *buf, size_t size);
 
 /* 1: the chosen SELL-C-sigma beat the fastest CRS point in the final comparison (or CRS was not measured) */

@@ -291,6 +291,13 @@ const spmv_kernel *spmv__sell_kernel_for(int32_t C, spmv_xaccess x)
     return k ? k : &spmv__k_sell_ref;
 }
 
+int spmv__sell_nt_available(const spmv_sell *S)
+{
+    spmv_arch a;
+    if (!S || !SPMV_SELL_DIRECT(S) || spmv_arch_get(&a) != SPMV_OK) return 0;
+    return sell_find(spmv__family(a), S, (spmv_xaccess)S->xaccess, 1) != NULL;
+}
+
 static const spmv_kernel *pick(const spmv_sell *S, const spmv_crs *A, const char *what)
 {
     spmv_arch a;

@@ -59,12 +59,13 @@ spmv_status spmv_tune_db_path(char *buf, size_t size)
 
 enum key {
     K_CPU, K_ISA, K_CORES, K_ROWS, K_COLS, K_NNZ, K_NZR_MIN, K_NZR_MEAN, K_NZR_MAX, K_ORDER, K_C, K_SIGMA, K_RCM,
-    K_THREADS, K_GFLOPS, K_LIMIT, K_CRS, K_CONV, K_DATE, K_RUNS, K_XACCESS, K_IDX16, K_VIDX, K_COUNT
+    K_THREADS, K_GFLOPS, K_LIMIT, K_CRS, K_CONV, K_DATE, K_RUNS, K_XACCESS, K_IDX16, K_VIDX, K_NT,
+    K_COUNT
 };
 static const char *const key_name[K_COUNT] = {
     "cpu", "isa", "cores", "rows", "cols", "nnz", "nzr min", "nzr mean", "nzr max", "order", "C", "sigma", "rcm",
     "threads", "gflops", "limit gflops", "crs gflops", "conversion", "date", "runs", "x access", "16-bit indices",
-    "value indices"};
+    "value indices", "non-temporal stores"};
 /* required keys: up to and including K_THREADS, except order */
 static int key_required(int k) { return k <= K_THREADS && k != K_ORDER; }
 
@@ -199,11 +200,16 @@ static spmv_status parse_line(parser *p, char *line)
         else return perr(p, "'x access': '%s' is not gather or emul%s", v, "");
         break;
     case K_IDX16:
-    case K_VIDX: {
+    case K_VIDX:
+    case K_NT: {
         int on;
         if (!strcmp(v, "on")) on = 1;
         else if (!strcmp(v, "off")) on = 0;
         else return perr(p, "'%s': '%s' is not on or off", key_name[k], v);
+        if (k == K_NT) {
+            r->has_nt = 1, r->nt = on;
+            break;
+        }
         if (!r->has_compression) r->has_compression = 1, r->idx16 = -1, r->vidx = -1; /* the other: not recorded */
         if (k == K_IDX16) r->idx16 = on;
         else r->vidx = on;
@@ -393,6 +399,7 @@ static int write_record(FILE *f, const spmv_tune_record *r)
         fprintf(f, "  x access: %s\n", r->xaccess == SPMV_X_GATHER ? "gather" : "emul");
     if (r->has_compression && r->idx16 >= 0) fprintf(f, "  16-bit indices: %s\n", r->idx16 ? "on" : "off");
     if (r->has_compression && r->vidx >= 0) fprintf(f, "  value indices: %s\n", r->vidx ? "on" : "off");
+    if (r->has_nt) fprintf(f, "  non-temporal stores: %s\n", r->nt ? "on" : "off");
     return ferror(f) ? -1 : 0;
 }
 
@@ -439,6 +446,8 @@ spmv_status spmv_tune_db_store(const char *path, const spmv_tune_record *r)
     if (r->has_compression && (r->idx16 < -1 || r->idx16 > 1 || r->vidx < -1 || r->vidx > 1))
         return spmv__error(SPMV_ERR_ARG, "%s: idx16 = %d, vidx = %d (1 on, 0 off, -1 not recorded)", fn, r->idx16,
                            r->vidx);
+    if (r->has_nt && (r->nt < 0 || r->nt > 1))
+        return spmv__error(SPMV_ERR_ARG, "%s: nt = %d (1 on, 0 off)", fn, r->nt);
     spmv_tune_record *recs;
     int32_t n;
     spmv_status st = spmv_tune_db_read(path, &recs, &n);

@@ -426,6 +426,7 @@ void spmv_tune_record_variant(const spmv_tune_record *r, spmv_sell_opts *o)
     if (o->xaccess == SPMV_X_AUTO && (r->xaccess == SPMV_X_GATHER || r->xaccess == SPMV_X_EMUL)) o->xaccess = r->xaccess;
     if (r->has_compression && o->idx16 < 0 && (r->idx16 == 0 || r->idx16 == 1)) o->idx16 = r->idx16;
     if (r->has_compression && o->vidx < 0 && (r->vidx == 0 || r->vidx == 1)) o->vidx = r->vidx;
+    if (r->has_nt && o->nt_stores < 0 && (r->nt == 0 || r->nt == 1)) o->nt_stores = r->nt;
 }
 
 spmv_status spmv_tune_auto_params(const spmv_crs *A, spmv_sell_opts *o, spmv_tune_source *src)

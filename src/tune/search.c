@@ -369,23 +369,24 @@ static int measured_already(const tctx *c, int32_t C, int32_t sigma, int rcm)
 }
 
 /* A kernel variant of a SELL point, as spmv_sell_opts asks for it: runs (-1: auto), xaccess (SPMV_X_AUTO: the
- * family's choice), idx16 and vidx (-1: auto, 0 off, 1 on) */
-typedef enum { V_NONE, V_RUNS, V_XACCESS, V_VIDX, V_IDX16 } vchange;
+ * family's choice), idx16, vidx and nt (non-temporal y stores) (-1: auto, 0 off, 1 on) */
+typedef enum { V_NONE, V_RUNS, V_XACCESS, V_VIDX, V_IDX16, V_NT } vchange;
 typedef struct variant {
     int32_t runs;
-    int xaccess, idx16, vidx;
+    int xaccess, idx16, vidx, nt;
     vchange change; /* stage 8: what differs from the best point it varies */
 } variant;
-static const variant variant_auto = {-1, SPMV_X_AUTO, -1, -1, V_NONE};
+static const variant variant_auto = {-1, SPMV_X_AUTO, -1, -1, -1, V_NONE};
 
 /* the best point p's variant with one change */
 static variant variant_of(const spmv_tune_point *p, vchange change)
 {
-    variant v = {p->runs, p->xaccess, p->idx16, p->vidx, change};
+    variant v = {p->runs, p->xaccess, p->idx16, p->vidx, p->nt, change};
     if (change == V_RUNS) v.runs = p->runs > 0 ? 0 : spmv__sell_run_threshold(p->C); /* on: auto's, asked for */
     if (change == V_XACCESS) v.xaccess = p->xaccess == SPMV_X_GATHER ? SPMV_X_EMUL : SPMV_X_GATHER;
     if (change == V_VIDX) v.vidx = !p->vidx;
     if (change == V_IDX16) v.idx16 = !p->idx16;
+    if (change == V_NT) v.nt = !p->nt;
     return v;
 }
 
@@ -405,6 +406,7 @@ static void variant_note(char *buf, size_t size, const variant *v, const spmv_tu
         snprintf(buf, size, "variant: 16-bit indices %s%s", p->idx16 ? "on" : "off",
                  v->idx16 == 1 && !p->idx16 ? " (no chunk's columns span < 65536)" : "");
         break;
+    case V_NT: snprintf(buf, size, "variant: non-temporal stores %s", p->nt ? "on" : "off"); break;
     case V_NONE: break;
     }
 }
@@ -416,12 +418,14 @@ static int32_t values_of(tctx *c, int zero)
     return c->nvals[zero];
 }
 
-/* 1 when SPMV_VIDX forces value indices on or off: the tuner neither weighs nor records them then */
-static int vidx_forced(void)
+/* 1 when the variable env (SPMV_VIDX, SPMV_SELL_NT) forces value indices or non-temporal stores on or off: the
+ * tuner neither weighs nor records them then */
+static int env_forced(const char *env)
 {
-    const char *e = getenv(SPMV_VIDX_ENV);
+    const char *e = getenv(env);
     return e && *e;
 }
+static int vidx_forced(void) { return env_forced(SPMV_VIDX_ENV); }
 
 /* The fewest bytes per stored entry a build of variant v at chunk height C can move (the pruning bound's entry
  * bytes, so that it stays a bound): 1 per value where value indices may be on (A has at most SPMV_VTAB_MAX values, v
@@ -496,7 +500,9 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
                 snprintf(p.note, sizeof p.note, "same padding as sigma = %d (%lld stored): no traffic to save", s0,
                          (long long)stored);
                 done = 1;
-            } else if (m && c->best > 0) {
+            } else if (m && c->best > 0 && v->change != V_NT) {
+                /* (not the streaming-store variant: it differs in y's write-allocate, which the bound below leaves
+                 * out, and whether it pays is the host's, measured, not the model's to say) */
                 spmv_traffic tr = spmv__k_sell_ref.traffic;
                 tr.bytes_per_entry = entry_bytes_lower(c, C, v, stored);
                 double bound = 0;
@@ -541,6 +547,7 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
         so.xaccess = v->xaccess;
         so.idx16 = v->idx16;
         so.vidx = v->vidx;
+        so.nt_stores = v->nt;
         double t = now();
         spmv_status st = spmv_sell_from_crs(A, &so, &S);
         p.t_convert = now() - t;
@@ -562,6 +569,9 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
             p.xaccess = S->xaccess;
             p.idx16 = S->nidx16 > 0;
             p.vidx = S->nvals > 0;
+            const spmv_kernel *ks = spmv__sell_kernel(S);
+            p.nt = ks && ks->nt;
+            spmv__clear_error();
             if (v->change == V_RUNS && v->runs > 0 && S->nruns == 0) { /* the best point's matrix again */
                 p.state = SPMV_TUNE_PRUNED;
                 snprintf(p.note, sizeof p.note, "variant: run columns on: none found (not timed)");
@@ -832,7 +842,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     }
     const int try_rcm = o->rcm && c.square;
     c.planned = 3 + (o->full ? nC * maxsig * (try_rcm ? 2 : 1) : nC + maxsig - 1 + (try_rcm ? maxsig : 0)) +
-                (nthr > 1 ? 2 * (nthr - 1) : 0) + 4; /* + the stage-8 variants: runs, x access, value and 16-bit indices */
+                (nthr > 1 ? 2 * (nthr - 1) : 0) + 5; /* + the stage-8 variants: runs, x access, value and 16-bit indices, NT stores */
 
     if ((st = setup(&c))) goto out;
 
@@ -930,12 +940,13 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
      * inserts), value indices flipped where the matrix qualifies (at most SPMV_VTAB_MAX values, the padding's 0.0
      * included; the family's kernels read them; SPMV_VIDX not set), 16-bit indices flipped where the family's
      * kernels read them (a build asked for them that finds no chunk narrow enough is timed anyway: the note says
-     * "off") */
+     * "off"), non-temporal y stores flipped where y holds SPMV_TUNE_NT_MIN_BYTES or more, the matrix indexes it
+     * directly and the family has streaming-store kernels for it (SPMV_SELL_NT not set) */
     if (c.bestidx >= 0) {
         spmv_arch arch = SPMV_ARCH_REF;
         const spmv_family *fam = spmv_arch_get(&arch) == SPMV_OK ? spmv__family(arch) : NULL;
         spmv__clear_error();
-        for (vchange ch = V_RUNS; ch <= V_IDX16; ch++) {
+        for (vchange ch = V_RUNS; ch <= V_NT; ch++) {
             const spmv_tune_point b = r->points[c.bestidx];
             const spmv_kernel *k = spmv__sell_kernel_for(b.C, (spmv_xaccess)b.xaccess);
             spmv__clear_error();
@@ -946,9 +957,14 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
             else if (ch == V_VIDX)
                 go = k && k->shape.vidx && !vidx_forced() &&
                      (b.vidx || values_of(&c, b.stored > A->nnz) <= SPMV_VTAB_MAX);
-            else /* where 5 % or more of the stored entries are in gather columns (HPCG in its own order: none) */
+            else if (ch == V_IDX16) /* where 5 % or more of the stored entries are in gather columns (HPCG in its
+                                       own order: none) */
                 go = k && k->shape.idx16 && c.bestS &&
                      20 * (c.bestS->stored - (int64_t)c.bestS->C * c.bestS->nruns) >= c.bestS->stored;
+            else
+                go = c.bestS && !env_forced(SPMV_SELL_NT_ENV) &&
+                     (int64_t)A->rows * (int64_t)sizeof(double) >= SPMV_TUNE_NT_MIN_BYTES &&
+                     spmv__sell_nt_available(c.bestS);
             const variant w = variant_of(&b, ch);
             if (go && (st = sell_point_v(&c, b.C, b.sigma, b.rcm, 8, 0, &w))) goto out;
         }
@@ -994,6 +1010,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     r->opts.xaccess = r->best.xaccess;
     r->opts.idx16 = r->best.idx16;
     r->opts.vidx = r->best.vidx;
+    r->opts.nt_stores = r->best.nt;
     r->opts.rcm = r->best.rcm;
     r->opts.nthreads = r->best.nthreads;
     r->opts.permuted = o->permuted ? 1 : 0;
@@ -1023,6 +1040,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         rec.has_compression = 1;
         rec.idx16 = r->opts.idx16;
         rec.vidx = vidx_forced() ? -1 : r->opts.vidx; /* forced for a measurement: not a choice */
+        rec.has_nt = !env_forced(SPMV_SELL_NT_ENV);
+        rec.nt = r->opts.nt_stores;
         rec.gflops = r->best.gflops;
         rec.limit = r->best.limit;
         rec.crs_gflops = r->crs.gflops;
