@@ -294,8 +294,9 @@ typedef struct spmv_sell_opts {
                          perm that is the identity, spmv_sell.identity) and y holds SPMV_NT_AUTO_BYTES or more,
                          so that it would not stay in the caches anyway (lap2d 2000^2, 32 MiB of y: SELL-32-1
                          1.76 -> 1.88 Gflop/s at 1 thread, 3.03 -> 3.68 at 2, BENCHMARKS.md); 0 = off; 1 = on
-                         where y is indexed directly (ignored in the original order otherwise). The environment
-                         variable SPMV_SELL_NT=1 or 0 overrides it. */
+                         where y is indexed directly (ignored in the original order otherwise). With C = 0 or
+                         sigma = 0 a record of spmv-tune that timed both ("non-temporal stores: on|off") replaces
+                         auto. The environment variable SPMV_SELL_NT=1 or 0 overrides it. */
     int rcm;          /**< 1: apply reverse Cuthill-McKee (square matrices) before the sigma-sort; 0: off */
     int nthreads;     /**< parts of the thread partition; 0 = omp_get_max_threads(), at most one per 2048 entries */
     int32_t runs;     /**< run columns (see spmv_sell): a chunk column becomes a run column when at least `runs` of

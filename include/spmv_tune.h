@@ -32,7 +32,7 @@ extern "C" {
  *   runs: N   x access: gather|emul                                   kernel variant of the choice (optional;
  *                                                                     runs > 0 only with C <= 64)
  *   16-bit indices: on|off   value indices: on|off                    compression of the choice (optional)
- *   non-temporal stores: on|off                                        y stores of the choice (optional)
+ *   non-temporal stores: on|off                                       y stores of the choice (optional)
  *   gflops: X   limit gflops: X   crs gflops: X   conversion: X s   date: TEXT     measurements (optional)
  * Every key at most once per record, all but the optional ones required; '#' in free text is written as a blank.
  * nzr mean is written with 17 significant digits (it reads back exactly), measurements with 6. A record matches
@@ -83,7 +83,8 @@ typedef struct spmv_tune_record {
                             0 off, -1 not recorded (auto) */
     int vidx;            /**< if has_compression: the choice's value indices (spmv_sell_opts.vidx): 1 on, 0 off,
                             -1 not recorded (auto) */
-    int has_nt;          /**< 1: nt was recorded (a zeroed record: 0, the library's auto) */
+    int has_nt;          /**< 1: nt was recorded, the search having timed the choice with and without non-temporal y
+                            stores (a zeroed record: 0, the library's auto) */
     int nt;              /**< if has_nt: the choice's non-temporal y stores (spmv_sell_opts.nt_stores): 1 on, 0 off */
 } spmv_tune_record;
 
@@ -229,10 +230,11 @@ typedef struct spmv_tune_point {
     int xaccess;          /**< x access of the built matrix (SPMV_X_GATHER / SPMV_X_EMUL; SELL points) */
     int idx16;            /**< 1: the built matrix has 16-bit column indices (spmv_sell.nidx16 > 0; SELL points) */
     int vidx;             /**< 1: the built matrix has value indices (spmv_sell.nvals > 0; SELL points) */
-    int nt;               /**< 1: its kernel writes y by non-temporal stores (a "-nt" kernel; SELL points) */
     int32_t nthreads;
     spmv_tune_state state;
     char kernel[48];      /**< kernel name (measured points) */
+    int nt;               /**< 1: its kernel writes y by non-temporal stores (a "-nt" kernel; SELL points); in the
+                             padding after kernel, so the fields before and after keep their offsets */
     int64_t stored;       /**< stored entries (nnz for CRS) */
     double beta;          /**< nnz / stored */
     double t_convert;     /**< s, CRS -> SELL with RCM (0 for CRS, and for a thread-sweep point: no new build) */
@@ -260,9 +262,10 @@ typedef struct spmv_tune_point {
 
 /** y's size from which the search also times its best point with non-temporal y stores flipped (stage 8; where the
  * matrix indexes y directly and the family has such kernels): a quarter of SPMV_NT_AUTO_BYTES, the library's own
- * switch, so that the tuner measures the choice around it. Whether streaming stores pay depends on the host, not
- * only on the size: on the AMD EPYC (Zen 5) VM of 2026-12-07 lap2d 2000^2 SELL-32 ran 15-30 % faster with
- * ordinary stores on one core, HPCG 128^3 SELL-8 faster with streaming ones (BENCHMARKS.md). */
+ * switch, so that the tuner measures the choice around it. Whether streaming stores pay depends on the host and the
+ * matrix, not only on the size: on the AMD EPYC (Zen 5) VM of 2026-12-07, one core, medians of 5 interleaved rounds,
+ * lap2d 2000^2 SELL-32 ran 17 % faster with ordinary stores, HPCG 128^3 SELL-32 5 % faster with streaming ones
+ * (BENCHMARKS.md). The variant is weighed at the search's thread count, as the other variants are. */
 #define SPMV_TUNE_NT_MIN_BYTES (SPMV_NT_AUTO_BYTES / 4)
 
 typedef struct spmv_tune_opts {

@@ -261,6 +261,19 @@ fi
 # without --model no pointer chase runs (spmv-bench's usual output stays as it was)
 run "bench without --model: no latency line" 0 "$bin/spmv-bench" --hpcg 8 --time 0.001 --runs 1 --machine "$machine"
 if grep -qE '^(memlat|membw|ECMrun)' "$tmp/out"; then echo "FAIL $cur: memlat, membw or ECMrun printed without --model"; fail=1; fi
+# the CSV: every row has the header's fields (the note quoted), the kernel variant's columns before the note; the
+# JSON: every point has them
+run "tune --csv --json: the variant's columns" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q \
+  --csv "$tmp/cols.csv" --json "$tmp/cols.json"
+if ! awk -F, 'NR == 1 { want = NF; ok = $(NF - 1) == "nt_stores" && $(NF - 2) == "vidx"; next }
+              { gsub(/"([^"]|"")*"/, "q"); if (NF != want) ok = 0; rows++ }
+              END { exit !(ok && rows > 0) }' "$tmp/cols.csv"; then
+  echo "FAIL $cur: CSV rows and header disagree, or no nt_stores column: $(head -2 "$tmp/cols.csv")"; fail=1
+fi
+if [ "$(grep -o '"nt_stores": \(true\|false\)' "$tmp/cols.json" | wc -l)" != "$(grep -o '"run_columns": ' "$tmp/cols.json" | wc -l)" ] ||
+   ! grep -q '"nt_stores": ' "$tmp/cols.json"; then
+  echo "FAIL $cur: a JSON point without nt_stores"; fail=1
+fi
 run "tune: the model at the clock of the run" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q
 has out "GHz measured now on "
 has out "(the machine file's 3.04 GHz): the model at the clock now"

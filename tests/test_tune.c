@@ -700,6 +700,7 @@ static void test_auto_params(void)
     CU_ASSERT_EQUAL(src, SPMV_TUNE_RECORDED);
     CU_ASSERT_EQUAL(o.C, 32);
     CU_ASSERT_EQUAL(o.sigma, 8);
+    CU_ASSERT_EQUAL(o.nt_stores, -1); /* not recorded: the library's auto */
     /* a recorded kernel variant is applied where the caller left it auto, and only there */
     spmv_wisdom_forget();
     const char *db3 = tmp_path("auto_variant.txt");
@@ -843,9 +844,37 @@ static void test_bound_and_prune(void)
 
 /* ------------------------------------------------------------------------------------------- a short search */
 
+/* The record of the tuning database db for A on this machine (*found 0: none) */
+static spmv_status find_record(const char *db, const spmv_crs *A, spmv_tune_record *rec, int *found)
+{
+    spmv_tune_host h;
+    spmv_tune_fingerprint f;
+    spmv_tune_host_get(&h);
+    spmv_tune_fingerprint_get(A, &f);
+    *found = 0;
+    return spmv_tune_db_find(db, &h, &f, 0, rec, found);
+}
+
+/* 1 when a measured SELL point before point i has i's C, sigma and RCM and another kernel variant: the point a
+ * stage-8 variant varies */
+static int has_base(const spmv_tune_result *r, int32_t i)
+{
+    const spmv_tune_point *q = &r->points[i];
+    for (int32_t j = 0; j < i; j++) {
+        const spmv_tune_point *b = &r->points[j];
+        if (!b->is_crs && b->state == SPMV_TUNE_MEASURED && b->C == q->C && b->sigma == q->sigma &&
+            b->rcm == q->rcm &&
+            (b->runs != q->runs || b->xaccess != q->xaccess || b->idx16 != q->idx16 || b->vidx != q->vidx ||
+             b->nt != q->nt))
+            return 1;
+    }
+    return 0;
+}
+
 /* The stage-8 variant "non-temporal stores": timed where y holds SPMV_TUNE_NT_MIN_BYTES or more and the family has
- * streaming-store kernels for the best point (its matrix indexing y directly), never below that size or with
- * SPMV_SELL_NT set; the choice, the matrix returned and the record carry what the chosen kernel does. */
+ * streaming-store kernels for the best point (its matrix indexing y directly), never pruned by the model's bound,
+ * never below that size or with SPMV_SELL_NT set; the matrix returned runs the choice's kernel; the record says
+ * which stores won only where both were timed. */
 static void test_tune_nt(void)
 {
     const int32_t rows = (int32_t)(SPMV_TUNE_NT_MIN_BYTES / (int64_t)sizeof(double)) + 1000; /* y 4 MiB + 8000 B */
@@ -853,6 +882,10 @@ static void test_tune_nt(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(A);
     const char *db = tmp_path("nt.txt");
     remove(db);
+    const char *env = getenv(SPMV_SELL_NT_ENV); /* the caller's setting, restored at the end */
+    char saved[64] = "";
+    if (env) snprintf(saved, sizeof saved, "%s", env);
+    spmv_machine m = synthetic_machine(); /* a bound for the pruning, which the variant must not meet */
     spmv_tune_opts o = spmv_tune_opts_default();
     o.budget = 6;
     o.run_time = 0.002;
@@ -861,36 +894,34 @@ static void test_tune_nt(void)
     o.rcm = 0;
     o.C_list = (int32_t[]){8};
     o.nC = 1;
+    o.machine = &m;
     o.record = db;
     o.label = "tridiagonal";
     for (int forced = 0; forced < 2; forced++) {
         if (forced) setenv(SPMV_SELL_NT_ENV, "0", 1);
+        else unsetenv(SPMV_SELL_NT_ENV);
         spmv_tune_result r;
         spmv_sell *S = NULL;
         CU_ASSERT_EQUAL_FATAL(spmv_tune(A, &o, &r, &S), SPMV_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(S);
-        const spmv_kernel *k = spmv__sell_kernel(S);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(k);
-        CU_ASSERT_EQUAL(k->nt, r.best.nt); /* the matrix returned runs the choice's kernel */
-        CU_ASSERT_EQUAL(r.opts.nt_stores, r.best.nt);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(S->kernel);
+        CU_ASSERT_EQUAL(S->kernel->nt, r.best.nt); /* the matrix returned runs the choice's kernel */
         CU_ASSERT_EQUAL(r.best.nt, strstr(r.best.kernel, "-nt") != NULL);
         const int avail = spmv__sell_nt_available(S);
-        int variants = 0, skipped = 0;
+        int variants = 0, timed = 0, skipped = 0;
         for (int32_t i = 0; i < r.npoints; i++) {
             const spmv_tune_point *q = &r.points[i];
             skipped |= q->state == SPMV_TUNE_SKIPPED;
+            if (!q->is_crs && q->state == SPMV_TUNE_MEASURED)
+                CU_ASSERT_EQUAL(q->nt, strstr(q->kernel, "-nt") != NULL);
             if (!strstr(q->note, "non-temporal stores")) continue;
             variants++;
             CU_ASSERT_EQUAL(q->stage, 8);
+            CU_ASSERT_NOT_EQUAL(q->state, SPMV_TUNE_PRUNED);
+            CU_ASSERT_EQUAL(q->bound, 0);
             if (q->state != SPMV_TUNE_MEASURED) continue;
-            CU_ASSERT_EQUAL(q->nt, strstr(q->kernel, "-nt") != NULL);
-            /* the note names what the variant has; its base (the best point before it) the other */
-            CU_ASSERT_PTR_NOT_NULL(strstr(q->note, q->nt ? "non-temporal stores on" : "non-temporal stores off"));
-            int base = 0;
-            for (int32_t j = 0; j < i; j++)
-                base |= !r.points[j].is_crs && r.points[j].state == SPMV_TUNE_MEASURED && r.points[j].C == q->C &&
-                        r.points[j].nt != q->nt;
-            CU_ASSERT_TRUE(base);
+            timed++;
+            CU_ASSERT_TRUE(has_base(&r, i)); /* the best point with the other y stores, measured before it */
         }
         if (forced) {
             CU_ASSERT_EQUAL(variants, 0); /* forced for a measurement: not weighed */
@@ -899,23 +930,20 @@ static void test_tune_nt(void)
         } else {
             printf("\n  (a point skipped for the time budget: the non-temporal variant is not asserted) ");
         }
-        spmv_tune_host h;
-        spmv_tune_fingerprint f;
-        spmv_tune_host_get(&h);
-        spmv_tune_fingerprint_get(A, &f);
         spmv_tune_record rec;
         int found = 0;
-        CU_ASSERT_EQUAL(spmv_tune_db_find(db, &h, &f, 0, &rec, &found), SPMV_OK);
+        CU_ASSERT_EQUAL(find_record(db, A, &rec, &found), SPMV_OK);
         CU_ASSERT_EQUAL(found, r.recorded);
-        if (found) { /* forced: not a choice, not recorded */
-            CU_ASSERT_EQUAL(rec.has_nt, !forced);
-            if (!forced) CU_ASSERT_EQUAL(rec.nt, r.best.nt);
+        if (found) { /* recorded where both stores were timed, as the kernel chosen writes y */
+            CU_ASSERT_EQUAL(rec.has_nt, timed > 0);
+            if (rec.has_nt) CU_ASSERT_EQUAL(rec.nt, r.best.nt);
         }
         remove(db);
         spmv_tune_result_free(&r);
         spmv_sell_free(S);
     }
-    unsetenv(SPMV_SELL_NT_ENV);
+    if (env) setenv(SPMV_SELL_NT_ENV, saved, 1);
+    else unsetenv(SPMV_SELL_NT_ENV);
     spmv_crs_free(A);
 }
 
@@ -995,15 +1023,7 @@ static void test_tune_run(void)
     for (int32_t i = 0; i < r.npoints; i++) {
         const spmv_tune_point *q = &r.points[i];
         if (q->stage != 8 || q->state != SPMV_TUNE_MEASURED) continue;
-        int base = 0;
-        for (int32_t j = 0; j < i; j++) {
-            const spmv_tune_point *b = &r.points[j];
-            if (!b->is_crs && b->state == SPMV_TUNE_MEASURED && b->C == q->C && b->sigma == q->sigma &&
-                b->rcm == q->rcm && (b->runs != q->runs || b->xaccess != q->xaccess || b->idx16 != q->idx16 ||
-                                     b->vidx != q->vidx))
-                base = 1;
-        }
-        CU_ASSERT_TRUE(base);
+        CU_ASSERT_TRUE(has_base(&r, i));
         if (strstr(q->note, "value indices")) *(q->vidx ? &vi_on : &vi_off) += 1;
         if (strstr(q->note, "16-bit indices")) *(q->idx16 ? &i16_on : &i16_off) += 1;
         CU_ASSERT_PTR_NULL(strstr(q->note, "non-temporal")); /* y of 13.8 KB: below SPMV_TUNE_NT_MIN_BYTES */
@@ -1043,15 +1063,12 @@ static void test_tune_run(void)
         CU_ASSERT_TRUE(r.speedup <= 1);
     }
     /* the record is found again and used by the auto parameters */
-    spmv_tune_host h;
-    spmv_tune_fingerprint f;
-    spmv_tune_host_get(&h);
-    spmv_tune_fingerprint_get(A, &f);
     spmv_tune_record rec;
     int found = 0;
-    CU_ASSERT_EQUAL(spmv_tune_db_find(db, &h, &f, 0, &rec, &found), SPMV_OK);
+    CU_ASSERT_EQUAL(find_record(db, A, &rec, &found), SPMV_OK);
     CU_ASSERT_EQUAL(found, wins);
     if (found) {
+        CU_ASSERT_EQUAL(rec.has_nt, 0); /* y of 13.8 KB: the stores not timed both ways, not recorded */
         CU_ASSERT_EQUAL(rec.C, r.opts.C);
         CU_ASSERT_EQUAL(rec.sigma, r.opts.sigma);
         CU_ASSERT_EQUAL(rec.rcm, r.opts.rcm);

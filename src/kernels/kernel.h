@@ -263,6 +263,8 @@ static inline int spmv__sell_lean_wanted(const spmv_sell *S, int32_t c0, int32_t
 /* 1 when S asks for non-temporal y stores (SPMV_SELL_NT, else S->nt_stores) and its kernels index y directly
  * (SPMV_SELL_DIRECT: permuted order, or an identity perm). */
 int spmv__sell_nt_requested(const spmv_sell *S);
+/* 1 when SPMV_SELL_NT is set (not empty): it decides the y stores, whatever a build or a record asks */
+int spmv__sell_nt_forced(void);
 /* 1 when the family in use has a non-temporal-store kernel for S with its x access and S indexes y directly (what
  * nt_stores = 1 would run); 0 otherwise, also for S NULL or no usable family */
 int spmv__sell_nt_available(const spmv_sell *S);

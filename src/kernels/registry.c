@@ -190,6 +190,12 @@ int spmv__sell_vidx_wanted(int opt, int64_t stored)
     return opt > 0 || (opt < 0 && stored >= SPMV_VIDX_AUTO_ENTRIES);
 }
 
+int spmv__sell_nt_forced(void)
+{
+    const char *e = getenv(SPMV_SELL_NT_ENV);
+    return e && *e;
+}
+
 int spmv__sell_nt_requested(const spmv_sell *S)
 {
     const char *e = getenv(SPMV_SELL_NT_ENV); /* override: 1 on, 0 off */
@@ -294,7 +300,11 @@ const spmv_kernel *spmv__sell_kernel_for(int32_t C, spmv_xaccess x)
 int spmv__sell_nt_available(const spmv_sell *S)
 {
     spmv_arch a;
-    if (!S || !SPMV_SELL_DIRECT(S) || spmv_arch_get(&a) != SPMV_OK) return 0;
+    if (!S || !SPMV_SELL_DIRECT(S)) return 0;
+    if (spmv_arch_get(&a) != SPMV_OK) {
+        spmv__clear_error();
+        return 0;
+    }
     return sell_find(spmv__family(a), S, (spmv_xaccess)S->xaccess, 1) != NULL;
 }
 

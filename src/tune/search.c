@@ -411,6 +411,19 @@ static void variant_note(char *buf, size_t size, const variant *v, const spmv_tu
     }
 }
 
+/* 1 when the search timed a non-temporal-store variant (stage 8) of the configuration chosen: the choice's y stores
+ * were then measured both ways (the variant, or the best point it varied, is the choice) */
+static int nt_timed(const spmv_tune_result *r)
+{
+    for (int32_t i = 0; i < r->npoints; i++) {
+        const spmv_tune_point *q = &r->points[i];
+        if (q->stage == 8 && q->state == SPMV_TUNE_MEASURED && strstr(q->note, "variant: non-temporal stores") &&
+            q->C == r->best.C && q->sigma == r->best.sigma && q->rcm == r->best.rcm)
+            return 1;
+    }
+    return 0;
+}
+
 /* A's distinct values, +0.0 counted when zero = 1 (spmv__sell_count_values), counted once per search */
 static int32_t values_of(tctx *c, int zero)
 {
@@ -418,14 +431,12 @@ static int32_t values_of(tctx *c, int zero)
     return c->nvals[zero];
 }
 
-/* 1 when the variable env (SPMV_VIDX, SPMV_SELL_NT) forces value indices or non-temporal stores on or off: the
- * tuner neither weighs nor records them then */
-static int env_forced(const char *env)
+/* 1 when SPMV_VIDX forces value indices on or off: the tuner neither weighs nor records them then */
+static int vidx_forced(void)
 {
-    const char *e = getenv(env);
+    const char *e = getenv(SPMV_VIDX_ENV);
     return e && *e;
 }
-static int vidx_forced(void) { return env_forced(SPMV_VIDX_ENV); }
 
 /* The fewest bytes per stored entry a build of variant v at chunk height C can move (the pruning bound's entry
  * bytes, so that it stays a bound): 1 per value where value indices may be on (A has at most SPMV_VTAB_MAX values, v
@@ -569,9 +580,7 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
             p.xaccess = S->xaccess;
             p.idx16 = S->nidx16 > 0;
             p.vidx = S->nvals > 0;
-            const spmv_kernel *ks = spmv__sell_kernel(S);
-            p.nt = ks && ks->nt;
-            spmv__clear_error();
+            p.nt = S->kernel && S->kernel->nt; /* the kernel the build chose, which p.kernel names */
             if (v->change == V_RUNS && v->runs > 0 && S->nruns == 0) { /* the best point's matrix again */
                 p.state = SPMV_TUNE_PRUNED;
                 snprintf(p.note, sizeof p.note, "variant: run columns on: none found (not timed)");
@@ -842,7 +851,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
     }
     const int try_rcm = o->rcm && c.square;
     c.planned = 3 + (o->full ? nC * maxsig * (try_rcm ? 2 : 1) : nC + maxsig - 1 + (try_rcm ? maxsig : 0)) +
-                (nthr > 1 ? 2 * (nthr - 1) : 0) + 5; /* + the stage-8 variants: runs, x access, value and 16-bit indices, NT stores */
+                (nthr > 1 ? 2 * (nthr - 1) : 0) + 5; /* + the stage-8 variants */
 
     if ((st = setup(&c))) goto out;
 
@@ -962,7 +971,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
                 go = k && k->shape.idx16 && c.bestS &&
                      20 * (c.bestS->stored - (int64_t)c.bestS->C * c.bestS->nruns) >= c.bestS->stored;
             else
-                go = c.bestS && !env_forced(SPMV_SELL_NT_ENV) &&
+                go = c.bestS && !spmv__sell_nt_forced() &&
                      (int64_t)A->rows * (int64_t)sizeof(double) >= SPMV_TUNE_NT_MIN_BYTES &&
                      spmv__sell_nt_available(c.bestS);
             const variant w = variant_of(&b, ch);
@@ -1040,7 +1049,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         rec.has_compression = 1;
         rec.idx16 = r->opts.idx16;
         rec.vidx = vidx_forced() ? -1 : r->opts.vidx; /* forced for a measurement: not a choice */
-        rec.has_nt = !env_forced(SPMV_SELL_NT_ENV);
+        rec.has_nt = nt_timed(r); /* the choice measured both ways; else the library's auto decides later */
         rec.nt = r->opts.nt_stores;
         rec.gflops = r->best.gflops;
         rec.limit = r->best.limit;

@@ -56,6 +56,8 @@ static void check_same(const spmv_tune_record *a, const spmv_tune_record *b)
                  (!a->has_compression || (a->idx16 == b->idx16 && a->vidx == b->vidx)),
              "compression read back (%d %d %d as %d %d %d)", a->has_compression, a->idx16, a->vidx, b->has_compression,
              b->idx16, b->vidx);
+    FZ_CHECK(a->has_nt == b->has_nt && (!a->has_nt || a->nt == b->nt), "non-temporal stores read back (%d %d as %d %d)",
+             a->has_nt, a->nt, b->has_nt, b->nt);
     FZ_CHECK(close6(a->gflops, b->gflops) && close6(a->limit, b->limit) && close6(a->crs_gflops, b->crs_gflops) &&
              close6(a->t_convert, b->t_convert), "measurements read back");
 }
