@@ -222,7 +222,8 @@ typedef struct spmv_tune_point {
                              comparison (the choice and CRS at its thread count, timed alternately), 7 a point below
                              half the best built and timed again (noise on a busy machine), before the threads;
                              8 kernel variants of the best point: run columns off, the other x access, value
-                             indices on/off, 16-bit indices on/off, non-temporal y stores on/off */
+                             indices on/off, 16-bit indices on/off, non-temporal y stores on/off; each timed
+                             alternately with the best point it varies, the faster of that pair winning */
     int is_crs;           /**< 1: CRS (C, sigma, rcm unused) */
     int32_t C, sigma;
     int rcm;

@@ -107,7 +107,7 @@ void tune_print_table(FILE *f, const tune_report *t)
                 best ? "*" : " ", tune_stage_name(p->stage), name, p->is_crs ? "-" : p->rcm ? "on" : "off",
                 p->nthreads, conv, stored, beta, meas ? p->kernel : "-", var, gf, gb, rf, pc, ec, ee, note);
     }
-    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns, value indices, 16-bit indices or non-temporal y stores flipped or the other x access (column 'variant': runs = run columns, i16 = 16-bit indices, vi = value indices, nt = non-temporal y stores); 'final': "
+    fprintf(f, "(* the choice; 'again': a point far below the best timed once more (the better time counts); 'variant': the best point with run columns, value indices, 16-bit indices or non-temporal y stores flipped or the other x access (column 'variant': runs = run columns, i16 = 16-bit indices, vi = value indices, nt = non-temporal y stores), timed alternately with the best point; 'final': "
                "the choice and CRS at the same thread count timed alternately for the speed-up; 'noisy': runs that "
                "differ by more than %.0fx also when repeated. Gflop/s: median of the timed runs after a result check "
                "against a reference loop; ", SPMV_TUNE_NOISY);

@@ -233,6 +233,17 @@ static void mark_noisy(spmv_tune_point *p)
              old[0] ? "; " : "", old);
 }
 
+/* p timed again at t seconds per multiply with runs spread `spread`: its Gflop/s, GB/s and model scores follow */
+static void set_time(const tctx *c, spmv_tune_point *p, double t, double spread)
+{
+    if (p->t_spmv > 0) p->gbs *= p->t_spmv / t;
+    p->t_spmv = t;
+    p->spread = spread;
+    p->gflops = 2.0 * (double)c->A->nnz / t * 1e-9;
+    p->pct = p->roofline > 0 ? 100.0 * p->gflops / p->roofline : 0;
+    p->ecm_err = p->ecm > 0 ? 100.0 * (p->ecm - p->gflops) / p->gflops : 0;
+}
+
 /* why a point is skipped: "time budget: needs about X s, Y s left" (or "no time left": never a negative time) */
 static void budget_note(char *note, size_t size, double cost, double left)
 {
@@ -462,6 +473,26 @@ static double entry_bytes_lower(tctx *c, int32_t C, const variant *v, int64_t st
     return (vi ? 1.0 : 8.0) + (1.0 - share) * (i16 ? 2.0 : 4.0);
 }
 
+/* A stage-8 variant S and the best matrix so far (the point it varies: the same C, sigma, RCM and order) timed
+ * alternately, runs each after a warm-up of each, so that the host's drift between the best point's timing and the
+ * variant's (a busy phase of a shared machine halves a point here) hits both alike. *tv, *tb: their medians (s per
+ * multiply); *sv: the variant's spread. */
+static void variant_pair(tctx *c, const spmv_sell *S, double *tv, double *tb, double *sv)
+{
+    const double *x = S->permuted && c->square ? c->xp : c->x;
+    const int32_t runs = c->o->runs < 64 ? c->o->runs : 64;
+    double a[64], b[64];
+    mv(NULL, S, x, c->y);
+    mv(NULL, c->bestS, x, c->y);
+    for (int32_t k = 0; k < runs; k++) {
+        a[k] = run_for(NULL, S, x, c->y, c->o->run_time);
+        b[k] = run_for(NULL, c->bestS, x, c->y, c->o->run_time);
+    }
+    *sv = spread_of(a, runs);
+    *tv = median(a, runs);
+    *tb = median(b, runs);
+}
+
 /* SELL point (C, sigma, rcm) built with the kernel variant v */
 static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int32_t stage, int force,
                                 const variant *v)
@@ -546,6 +577,7 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
         }
     }
     spmv_sell *S = NULL;
+    int pair_wins = -1; /* stage 8: 1 / 0 the variant was faster / not than the best point, timed alternately */
     if (!done) {
         spmv_sell_opts so = spmv_sell_opts_default();
         so.C = C;
@@ -589,12 +621,24 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
             } else {
                 finish_measure(c, NULL, S, &p, -1);
             }
-            if (stage == 8 && S) { /* the variant first, then what the measurement noted */
+            double tbest = 0;
+            if (stage == 8 && S && c->bestS && p.state == SPMV_TUNE_MEASURED) {
+                double tv, sv;
+                variant_pair(c, S, &tv, &tbest, &sv);
+                set_time(c, &p, tv, sv);
+                mark_noisy(&p);
+            }
+            if (stage == 8 && S) { /* the variant first, then the pair, then what the measurement noted */
                 char old[sizeof p.note];
                 snprintf(old, sizeof old, "%s", p.note);
                 variant_note(p.note, sizeof p.note, v, &p);
+                if (tbest > 0)
+                    snprintf(p.note + strlen(p.note), sizeof p.note - strlen(p.note),
+                             "; timed alternately with the best point (%.3g Gflop/s)",
+                             2.0 * (double)A->nnz / tbest * 1e-9);
                 if (old[0]) snprintf(p.note + strlen(p.note), sizeof p.note - strlen(p.note), "; %s", old);
             }
+            pair_wins = tbest > 0 ? p.t_spmv < tbest : -1;
         }
     }
     c->done++;
@@ -605,7 +649,8 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
         spmv_sell_free(S);
         return st;
     }
-    if (S && p.state == SPMV_TUNE_MEASURED && p.gflops > c->best) {
+    /* a variant timed alternately with the best point wins by that pair, whatever the best point's own timing */
+    if (S && p.state == SPMV_TUNE_MEASURED && (stage == 8 && pair_wins >= 0 ? pair_wins : p.gflops > c->best)) {
         spmv_sell_free(c->bestS);
         c->bestS = S;
         c->best = p.gflops;
@@ -719,12 +764,7 @@ static spmv_status final_pair(tctx *c, spmv_tune_point *b, spmv_tune_point *cr)
     double tt[2] = {ms, mc}, sp[2] = {ss, sc};
     for (int k = 0; k < 2; k++) {
         spmv_tune_point *p = pp[k];
-        if (p->t_spmv > 0) p->gbs *= p->t_spmv / tt[k];
-        p->t_spmv = tt[k];
-        p->spread = sp[k];
-        p->gflops = 2.0 * (double)c->A->nnz / tt[k] * 1e-9;
-        p->pct = p->roofline > 0 ? 100.0 * p->gflops / p->roofline : 0;
-        p->ecm_err = p->ecm > 0 ? 100.0 * (p->ecm - p->gflops) / p->gflops : 0;
+        set_time(c, p, tt[k], sp[k]);
         char old[sizeof p->note];
         snprintf(old, sizeof old, "%s", p->note);
         snprintf(p->note, sizeof p->note, "timed alternately with %s%s%.90s", k ? "the choice" : "CRS",
@@ -941,8 +981,8 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
             }
         }
     }
-    /* 8: kernel variants of the best point, built and timed as the others (a faster one becomes the best), each
-     * from the best so far: run columns off when it has them (the run loads against gathers on this matrix), on when
+    /* 8: kernel variants of the best point, built and checked as the others, then timed alternately with the best
+     * matrix (variant_pair: the faster of the pair becomes the best), each from the best so far: run columns off when it has them (the run loads against gathers on this matrix), on when
      * it has none (the automatic rule, sell.c SELL_RUN_LANES, leaves them out where a sample says they would not pay:
      * here they are timed), the
      * other x access for the gather columns when the family has two (hardware gather against scalar loads and
