@@ -871,6 +871,20 @@ static int has_base(const spmv_tune_result *r, int32_t i)
     return 0;
 }
 
+/* A short search of C = 8 alone on one thread: budget seconds, runs timed runs of 2 ms per point */
+static spmv_tune_opts short_c8_opts(double budget, int32_t runs)
+{
+    static const int32_t c8[] = {8};
+    spmv_tune_opts o = spmv_tune_opts_default();
+    o.budget = budget;
+    o.run_time = 0.002;
+    o.runs = runs;
+    o.max_threads = 1;
+    o.C_list = c8;
+    o.nC = 1;
+    return o;
+}
+
 /* The stage-8 variant "non-temporal stores": timed where y holds SPMV_TUNE_NT_MIN_BYTES or more and the family has
  * streaming-store kernels for the best point (its matrix indexing y directly), never pruned by the model's bound,
  * never below that size or with SPMV_SELL_NT set; the matrix returned runs the choice's kernel; the record says
@@ -886,14 +900,8 @@ static void test_tune_nt(void)
     char saved[64] = "";
     if (env) snprintf(saved, sizeof saved, "%s", env);
     spmv_machine m = synthetic_machine(); /* a bound for the pruning, which the variant must not meet */
-    spmv_tune_opts o = spmv_tune_opts_default();
-    o.budget = 6;
-    o.run_time = 0.002;
-    o.runs = 3;
-    o.max_threads = 1;
+    spmv_tune_opts o = short_c8_opts(6, 3);
     o.rcm = 0;
-    o.C_list = (int32_t[]){8};
-    o.nC = 1;
     o.machine = &m;
     o.record = db;
     o.label = "tridiagonal";
@@ -1081,14 +1089,8 @@ static void test_tune_run(void)
     spmv_sell_free(S);
 
     /* the permuted order, a given C list, no machine, no record */
-    o = spmv_tune_opts_default();
-    o.budget = 2;
-    o.run_time = 0.002;
-    o.runs = 1;
+    o = short_c8_opts(2, 1);
     o.permuted = 1;
-    o.C_list = (int32_t[]){8};
-    o.nC = 1;
-    o.max_threads = 1;
     CU_ASSERT_EQUAL_FATAL(spmv_tune(A, &o, &r, NULL), SPMV_OK);
     CU_ASSERT_EQUAL(r.opts.C, 8);
     CU_ASSERT_EQUAL(r.opts.permuted, 1);
