@@ -261,6 +261,13 @@ fi
 # without --model no pointer chase runs (spmv-bench's usual output stays as it was)
 run "bench without --model: no latency line" 0 "$bin/spmv-bench" --hpcg 8 --time 0.001 --runs 1 --machine "$machine"
 if grep -qE '^(memlat|membw|ECMrun)' "$tmp/out"; then echo "FAIL $cur: memlat, membw or ECMrun printed without --model"; fail=1; fi
+# spmv-bench --suite models its matrices at the memory's read bandwidth now, as spmv-tune
+"$bin/spmv-convert" --hpcg 6 -o "$tmp/suite6.mtx" > /dev/null 2>&1
+run "bench --suite: the model at the memory bandwidth of the run" 0 "$bin/spmv-bench" --suite "$tmp/suite6.mtx" \
+  --machine "$machine" --time 0.001 --runs 1 --tune-time 0 --no-record -t 2 --csv "$tmp/suite6.csv"
+if ! grep -qE "^membw        [0-9.]+ GB/s read now on 2 threads over [0-9]+ MiB \(the machine file's 3[0-9]\.[0-9] GB/s\): the model's memory at this bandwidth$" "$tmp/out"; then
+  echo "FAIL $cur: no membw line: $(grep '^membw' "$tmp/out")"; fail=1
+fi
 # the CSV: every row has the header's fields (the note quoted), the kernel variant's columns before the note; the
 # JSON: every point has them
 run "tune --csv --json: the variant's columns" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q \
@@ -274,9 +281,13 @@ if [ "$(grep -o '"nt_stores": \(true\|false\)' "$tmp/cols.json" | wc -l)" != "$(
    ! grep -q '"nt_stores": ' "$tmp/cols.json"; then
   echo "FAIL $cur: a JSON point without nt_stores"; fail=1
 fi
-run "tune: the model at the clock of the run" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q
+run "tune: the model at the clock of the run" 0 "$bin/spmv-tune" --hpcg 4 --max-time 1 --machine "$machine" --no-record -q -t 2
 has out "GHz measured now on "
 has out "(the machine file's 3.04 GHz): the model at the clock now"
+# and at the memory's read bandwidth now (the file's curve point or saturated figure as the reference)
+if ! grep -qE "^membw        [0-9.]+ GB/s read now on [0-9]+ threads? over [0-9]+ MiB \(the machine file's 3[0-9]\.[0-9] GB/s\): the model's memory at this bandwidth$" "$tmp/out"; then
+  echo "FAIL $cur: no membw line: $(grep '^membw' "$tmp/out")"; fail=1
+fi
 
 if [ "$fail" = 0 ]; then echo "$n checks of the tools: ok"; fi
 exit "$fail"

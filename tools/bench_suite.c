@@ -434,13 +434,16 @@ int bench_suite_main(const char *prog, int argc, char **argv)
     }
     char clock_line[200]; /* the model at the clock of the run, measured once (as spmv-tune does) */
     tune_machine_at_run_clock(tm, (int)threads, clock_line, sizeof clock_line);
+    char bw_line[400]; /* and at the memory's read bandwidth now */
+    tune_machine_at_run_bandwidth(tm, (int)threads, bw_line, sizeof bw_line);
     suite s = {prog, run_time, (int)runs, (int32_t)threads, tune_time, permuted, db[0] ? db : NULL, record,
                tm->have ? &tm->m : NULL};
     char how[96];
     if (tune_time > 0) snprintf(how, sizeof how, "spmv-tune for %g s, %s", tune_time, record ? "recorded" : "not recorded");
     else snprintf(how, sizeof how, "the model defaults");
     printf("suite        %d matri%s, CRS and SELL-C-σ (the recorded choice, else %s), %ld threads at most\n"
-           "machine      %s\nclock        %s\n", nf, nf == 1 ? "x" : "ces", how, threads, tm->source, clock_line);
+           "machine      %s\nclock        %s\nmembw        %s\n", nf, nf == 1 ? "x" : "ces", how, threads, tm->source,
+           clock_line, bw_line);
     tool_outfile out; /* a temporary file, renamed over the CSV when all is written */
     if (tool_out_begin(prog, "--csv", csv, &out)) {
         free(tm);

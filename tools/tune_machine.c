@@ -643,32 +643,40 @@ double tune_memory_latency_now(void)
     return at && med > 0 && isfinite(med) ? med : 0.0;
 }
 
+/* tune_read_bandwidth_now's buffer (rb_n doubles, for rb_asked bytes), kept between calls */
+static double *rb_buf;
+static int64_t rb_n, rb_asked;
+
+void tune_read_bandwidth_release(void)
+{
+    bench_free(rb_buf);
+    rb_buf = NULL;
+}
+
 double tune_read_bandwidth_now(int t, int64_t bytes, int64_t *read)
 {
-    static double *buf;
-    static int64_t n, q, asked;
+    static int64_t q;
     static bench_stream_fn sum;
     if (read) *read = 0;
     if (bytes <= 0) bytes = (int64_t)TUNE_BANDWIDTH_BYTES;
-    if (buf && bytes != asked) { /* another size: a new buffer */
-        bench_free(buf);
-        buf = NULL;
-    }
-    if (!buf) {
+    if (rb_buf && bytes != rb_asked) tune_read_bandwidth_release(); /* another size: a new buffer */
+    if (!rb_buf) {
         const bench_isa *isa = bench_isa_best();
         const int w = isa->width();
         sum = isa->stream[BK_SUM][3]; /* spmv-machine's read-only stream, 8 accumulators */
         q = 16 * (int64_t)(w > 0 ? w : 1);
         double b = (double)bytes, ram = tune_ram_bytes();
         if (ram > 0 && b > ram / 4) b = ram / 4; /* spmv-machine's cap */
-        n = (int64_t)(b / 8) / (q * SPMV_MAX_THREADS) * (q * SPMV_MAX_THREADS);
-        asked = bytes;
-        if (!sum || n < q * SPMV_MAX_THREADS || !(buf = bench_alloc((size_t)n * 8))) {
-            buf = NULL;
+        rb_n = (int64_t)(b / 8) / (q * SPMV_MAX_THREADS) * (q * SPMV_MAX_THREADS);
+        rb_asked = bytes;
+        if (!sum || rb_n < q * SPMV_MAX_THREADS || !(rb_buf = bench_alloc((size_t)rb_n * 8))) {
+            rb_buf = NULL;
             return 0.0;
         }
-        for (int64_t i = 0; i < n; i++) buf[i] = 1.0;
+        for (int64_t i = 0; i < rb_n; i++) rb_buf[i] = 1.0;
     }
+    double *const buf = rb_buf;
+    const int64_t n = rb_n;
     int nt = t < 1 ? 1 : t > SPMV_MAX_THREADS ? SPMV_MAX_THREADS : t, got = 1;
     const int64_t chunk = n / nt / q * q;
     double gbs[3] = {0, 0, 0}, t0 = 0;
@@ -754,4 +762,34 @@ int tune_machine_at_run_clock(tune_machine *tm, int threads, char *line, size_t 
     }
     snprintf(line, size, "%s %.2f GHz (not measured now)", whose, tm->own_clock_ghz);
     return 0;
+}
+
+int tune_machine_at_run_bandwidth(tune_machine *tm, int threads, char *line, size_t size)
+{
+    if (!tm->have) {
+        snprintf(line, size, "not measured now (no machine model)");
+        return 0;
+    }
+    if (tm->estimated) {
+        snprintf(line, size, "the estimate's, measured just now");
+        return 0;
+    }
+    int64_t bytes = 0;
+    const double gbs = tune_read_bandwidth_now(threads, tm->m.bw_bytes, &bytes);
+    tune_read_bandwidth_release(); /* a GiB the search's matrices need more */
+    const double file = spmv_machine_bandwidth(&tm->m, SPMV_BW_LOAD);
+    if (!(gbs > 0)) {
+        snprintf(line, size, "the machine file's %.1f GB/s read (not measured now: no memory for the stream, or "
+                 "OpenMP gave fewer threads)", file);
+        return 0;
+    }
+    const double ref = threads <= tm->m.bw_points ? tm->m.bw_load_n[threads - 1] : file;
+    if (spmv_machine_at_read_bandwidth(&tm->m, threads, gbs) != SPMV_OK) {
+        snprintf(line, size, "%.1f GB/s read now on %d thread%s; the model keeps the machine file's memory (%s)", gbs,
+                 threads, threads == 1 ? "" : "s", spmv_last_error());
+        return 0;
+    }
+    snprintf(line, size, "%.1f GB/s read now on %d thread%s over %lld MiB (the machine file's %.1f GB/s): the model's "
+             "memory at this bandwidth", gbs, threads, threads == 1 ? "" : "s", (long long)(bytes >> 20), ref);
+    return 1;
 }

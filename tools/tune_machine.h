@@ -24,6 +24,16 @@ typedef struct tune_machine {
  * 0 when it stays at its own (no usable machine, or the clock cannot be measured). */
 int tune_machine_at_run_clock(tune_machine *tm, int threads, char *line, size_t size);
 
+/* The model at the memory bandwidth of the run: tune_read_bandwidth_now(threads, the file's bw_bytes) and
+ * spmv_machine_at_read_bandwidth on tm->m (the memory's B/cy and GB/s scaled by the read stream now over the file's
+ * figure at that thread count; a fastest pass, the roofline's bound, only rises), then the stream's buffer released.
+ * For a file measured on a disturbed host (spmv-machine --quick read 36.7 GB/s on 2 cores of the Zen 5 VM, 62.1 in a
+ * calm phase): its ECM is then the model's at this run, as spmv-bench's ECMrun. Writes one line (e.g. "membw        62.1
+ * GB/s read now on 2 threads (the machine file's 36.7 GB/s): the model's memory at this bandwidth"). Returns 1 when
+ * m was scaled, 0 when not (an estimate measured just now, no usable machine, no figure at that thread count, the
+ * stream not measured: the line says which). */
+int tune_machine_at_run_bandwidth(tune_machine *tm, int threads, char *line, size_t size);
+
 /* The core clock now on t threads (1..SPMV_MAX_THREADS), GHz: each thread the best of 5 windows of spmv-machine's
  * add chain (about 0.5 ms each), the slowest thread's (at a barrier the team waits for it); 0 where it cannot be
  * measured. For the model at the clock of a run (spmv_machine_at_clock). */
@@ -51,6 +61,8 @@ double tune_memory_latency_now(void);
  * state of a run (spmv_machine_at_read_bandwidth): spmv-bench --model measures it before and after each timing. */
 #define TUNE_BANDWIDTH_BYTES ((int64_t)1 << 30)
 double tune_read_bandwidth_now(int t, int64_t bytes, int64_t *read);
+/* Frees tune_read_bandwidth_now's buffer (the next call allocates it again). */
+void tune_read_bandwidth_release(void);
 
 /* Folder of the user's machine files: $XDG_DATA_HOME/spmv/machines or ~/.local/share/spmv/machines.
  * Returns 0 on success. */
