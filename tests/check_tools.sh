@@ -285,7 +285,7 @@ run "tune: the model at the clock of the run" 0 "$bin/spmv-tune" --hpcg 4 --max-
 has out "GHz measured now on "
 has out "(the machine file's 3.04 GHz): the model at the clock now"
 # and at the memory's read bandwidth now (the file's curve point or saturated figure as the reference)
-if ! grep -qE "^membw        [0-9.]+ GB/s read now on [0-9]+ threads? over [0-9]+ MiB \(the machine file's 3[0-9]\.[0-9] GB/s\): the model's memory at this bandwidth$" "$tmp/out"; then
+if ! grep -qE "^membw        [0-9.]+ GB/s read now on 2 threads over [0-9]+ MiB \(the machine file's 3[0-9]\.[0-9] GB/s\): the model's memory at this bandwidth$" "$tmp/out"; then
   echo "FAIL $cur: no membw line: $(grep '^membw' "$tmp/out")"; fail=1
 fi
 

@@ -231,7 +231,7 @@ int main(int argc, char **argv)
      * taken for every point of the search (also those on fewer threads) */
     char clock_line[200];
     tune_machine_at_run_clock(tm, (int)threads, clock_line, sizeof clock_line);
-    printf("machine      %s\n             model name '%s': b_S %.1f GB/s (read-only), %.1f GB/s (triad)\n"
+    printf("machine      %s\n             model name '%s': b_S %.1f GB/s (read-only), %.1f GB/s (triad) in the file\n"
            "clock        %s\n", tm->source, tm->m.name, tm->m.bw_load, tm->m.bw_triad, clock_line);
     /* and at the memory's bandwidth now (a file measured in a busy phase of a shared host, or a host now busy) */
     char bw_line[400];

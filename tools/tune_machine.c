@@ -770,25 +770,28 @@ int tune_machine_at_run_bandwidth(tune_machine *tm, int threads, char *line, siz
         snprintf(line, size, "not measured now (no machine model)");
         return 0;
     }
-    if (tm->estimated) {
-        snprintf(line, size, "the estimate's, measured just now");
+    tm->own_bw_load = tm->m.bw_load;
+    if (tm->estimated || tm->measured_now) {
+        snprintf(line, size, "%s, measured just now", tm->estimated ? "the estimate's" : "the machine file's");
         return 0;
     }
+    /* the factor's reference first: a thread count the machine has no figure for is refused before a GiB is read */
+    spmv_machine probe = tm->m;
+    if (spmv_machine_at_read_bandwidth(&probe, threads, 1.0) != SPMV_OK) {
+        snprintf(line, size, "not measured now on %d thread%s: the model keeps the machine file's memory (%s)", threads,
+                 threads == 1 ? "" : "s", spmv_last_error());
+        return 0;
+    }
+    const double ref = threads <= tm->m.bw_points ? tm->m.bw_load_n[threads - 1] : tm->m.bw_load;
     int64_t bytes = 0;
     const double gbs = tune_read_bandwidth_now(threads, tm->m.bw_bytes, &bytes);
     tune_read_bandwidth_release(); /* a GiB the search's matrices need more */
-    const double file = spmv_machine_bandwidth(&tm->m, SPMV_BW_LOAD);
-    if (!(gbs > 0)) {
-        snprintf(line, size, "the machine file's %.1f GB/s read (not measured now: no memory for the stream, or "
-                 "OpenMP gave fewer threads)", file);
+    if (!(gbs > 0) || spmv_machine_at_read_bandwidth(&tm->m, threads, gbs) != SPMV_OK) {
+        snprintf(line, size, "the machine file's %.1f GB/s on %d thread%s (not measured now: no memory or no kernel "
+                 "for the read stream, or OpenMP gave fewer threads)", ref, threads, threads == 1 ? "" : "s");
         return 0;
     }
-    const double ref = threads <= tm->m.bw_points ? tm->m.bw_load_n[threads - 1] : file;
-    if (spmv_machine_at_read_bandwidth(&tm->m, threads, gbs) != SPMV_OK) {
-        snprintf(line, size, "%.1f GB/s read now on %d thread%s; the model keeps the machine file's memory (%s)", gbs,
-                 threads, threads == 1 ? "" : "s", spmv_last_error());
-        return 0;
-    }
+    tm->read_now_gbs = gbs;
     snprintf(line, size, "%.1f GB/s read now on %d thread%s over %lld MiB (the machine file's %.1f GB/s): the model's "
              "memory at this bandwidth", gbs, threads, threads == 1 ? "" : "s", (long long)(bytes >> 20), ref);
     return 1;

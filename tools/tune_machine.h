@@ -16,6 +16,9 @@ typedef struct tune_machine {
     char path[4400];   /* the machine file used (empty for an estimate) */
     char source[600];  /* one line: where the numbers come from */
     double own_clock_ghz; /* the file's (or the estimate's) clock; m.clock_ghz is the run's after tune_machine_at_run_clock */
+    double own_bw_load;   /* the file's saturated read bandwidth, GB/s (m.bw_load is the run's after
+                             tune_machine_at_run_bandwidth scaled it) */
+    double read_now_gbs;  /* the read stream measured by tune_machine_at_run_bandwidth, GB/s (0: not measured) */
 } tune_machine;
 
 /* The model at the clock of the run: tune_clock_now(threads) and spmv_machine_at_clock on tm->m (tm->own_clock_ghz
@@ -28,10 +31,13 @@ int tune_machine_at_run_clock(tune_machine *tm, int threads, char *line, size_t 
  * spmv_machine_at_read_bandwidth on tm->m (the memory's B/cy and GB/s scaled by the read stream now over the file's
  * figure at that thread count; a fastest pass, the roofline's bound, only rises), then the stream's buffer released.
  * For a file measured on a disturbed host (spmv-machine --quick read 36.7 GB/s on 2 cores of the Zen 5 VM, 62.1 in a
- * calm phase): its ECM is then the model's at this run, as spmv-bench's ECMrun. Writes one line (e.g. "membw        62.1
- * GB/s read now on 2 threads (the machine file's 36.7 GB/s): the model's memory at this bandwidth"). Returns 1 when
- * m was scaled, 0 when not (an estimate measured just now, no usable machine, no figure at that thread count, the
- * stream not measured: the line says which). */
+ * calm phase): its ECM is then the model's at this run, as spmv-bench's ECMrun. One factor, measured on `threads`
+ * threads, for every thread count of the search, as the clock. Writes one line (e.g. "62.1 GB/s read now on 2
+ * threads over 1024 MiB (the machine file's 36.7 GB/s): the model's memory at this bandwidth"). Returns 1 when m was
+ * scaled, 0 when not, without measuring where the machine would refuse the factor (no figure at that thread count,
+ * a thread count across NUMA domains) or the file was measured by spmv-machine --quick in this process, and where
+ * there is no usable machine, the machine is the estimate (measured just now) or the stream could not run; the line
+ * says which. */
 int tune_machine_at_run_bandwidth(tune_machine *tm, int threads, char *line, size_t size);
 
 /* The core clock now on t threads (1..SPMV_MAX_THREADS), GHz: each thread the best of 5 windows of spmv-machine's

@@ -295,11 +295,14 @@ int tune_write_json(const char *prog, const char *path, const tune_report *t, do
         fputs(", \"source\": ", f);
         tune_json_string(f, t->tm->source);
         /* clock_ghz: the clock the model took (the run's, measured; else the file's); clock_file_ghz: the file's or
-         * the estimate's own */
+         * the estimate's own; bw_*_gbs: the bandwidths the model took (scaled to the read stream measured before the
+         * search, bw_read_now_gbs, 0 when not measured); bw_load_file_gbs: the file's read bandwidth */
         fprintf(f, ", \"estimated\": %s, \"clock_ghz\": %.6g, \"clock_file_ghz\": %.6g, \"bw_load_gbs\": %.6g, "
-                   "\"bw_copy_gbs\": %.6g, \"bw_triad_gbs\": %.6g},\n", t->tm->estimated ? "true" : "false",
+                   "\"bw_copy_gbs\": %.6g, \"bw_triad_gbs\": %.6g, \"bw_load_file_gbs\": %.6g, "
+                   "\"bw_read_now_gbs\": %.6g},\n", t->tm->estimated ? "true" : "false",
                 t->tm->m.clock_ghz, t->tm->own_clock_ghz > 0 ? t->tm->own_clock_ghz : t->tm->m.clock_ghz,
-                t->tm->m.bw_load, t->tm->m.bw_copy, t->tm->m.bw_triad);
+                t->tm->m.bw_load, t->tm->m.bw_copy, t->tm->m.bw_triad,
+                t->tm->own_bw_load > 0 ? t->tm->own_bw_load : t->tm->m.bw_load, t->tm->read_now_gbs);
     } else {
         fputs("null,\n", f);
     }
