@@ -84,6 +84,8 @@ typedef struct tctx {
     int32_t nvals[2];              /* A's distinct values without / with +0.0 (the padding's), at most
                                       SPMV_VTAB_MAX + 1 (-1: not counted yet) */
     double run_share[7];           /* share of A's entries in run columns at C = 2^k, k < 7, sigma 1 (-1: not yet) */
+    int nt_timed;                  /* 1: the non-temporal-store variant was measured (stage 8, the last variant of the
+                                      configuration chosen): the choice's y stores were timed both ways */
 } tctx;
 
 static double elapsed(const tctx *c) { return now() - c->t0; }
@@ -432,19 +434,6 @@ static void variant_note(char *buf, size_t size, const variant *v, const spmv_tu
     }
 }
 
-/* 1 when the search timed a non-temporal-store variant (stage 8) of the configuration chosen: the choice's y stores
- * were then measured both ways (the variant, or the best point it varied, is the choice) */
-static int nt_timed(const spmv_tune_result *r)
-{
-    for (int32_t i = 0; i < r->npoints; i++) {
-        const spmv_tune_point *q = &r->points[i];
-        if (q->stage == 8 && q->state == SPMV_TUNE_MEASURED && strstr(q->note, "variant: non-temporal stores") &&
-            q->C == r->best.C && q->sigma == r->best.sigma && q->rcm == r->best.rcm)
-            return 1;
-    }
-    return 0;
-}
-
 /* A's distinct values, +0.0 counted when zero = 1 (spmv__sell_count_values), counted once per search */
 static int32_t values_of(tctx *c, int zero)
 {
@@ -659,6 +648,7 @@ static spmv_status sell_point_v(tctx *c, int32_t C, int32_t sigma, int rcm, int3
                 if (old[0]) snprintf(p.note + strlen(p.note), sizeof p.note - strlen(p.note), "; %s", old);
             }
             pair_wins = tbest > 0 ? p.t_spmv < tbest : -1;
+            if (v->change == V_NT && p.state == SPMV_TUNE_MEASURED) c->nt_timed = 1;
             tbest_won = tbest;
         }
     }
@@ -1005,11 +995,11 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         }
     }
     /* 8: kernel variants of the best point, built and checked as the others, then timed alternately with the best
-     * matrix (variant_pair: the faster of the pair becomes the best), each from the best so far: run columns off when it has them (the run loads against gathers on this matrix), on when
-     * it has none (the automatic rule, sell.c SELL_RUN_LANES, leaves them out where a sample says they would not pay:
-     * here they are timed), the
-     * other x access for the gather columns when the family has two (hardware gather against scalar loads and
-     * inserts), value indices flipped where the matrix qualifies (at most SPMV_VTAB_MAX values, the padding's 0.0
+     * matrix (variant_pair: the faster of the pair becomes the best), each from the best so far: run columns off when
+     * it has them (the run loads against gathers on this matrix), on when it has none (the automatic rule, sell.c
+     * SELL_RUN_LANES, leaves them out where a sample says they would not pay: here they are timed), the other x access
+     * for the gather columns when the family has two (hardware gather against scalar loads and inserts), value indices
+     * flipped where the matrix qualifies (at most SPMV_VTAB_MAX values, the padding's 0.0
      * included; the family's kernels read them; SPMV_VIDX not set), 16-bit indices flipped where the family's
      * kernels read them (a build asked for them that finds no chunk narrow enough is timed anyway: the note says
      * "off"), non-temporal y stores flipped where y holds SPMV_TUNE_NT_MIN_BYTES or more, the matrix indexes it
@@ -1113,7 +1103,7 @@ spmv_status spmv_tune(const spmv_crs *A, const spmv_tune_opts *opts, spmv_tune_r
         rec.has_compression = 1;
         rec.idx16 = r->opts.idx16;
         rec.vidx = vidx_forced() ? -1 : r->opts.vidx; /* forced for a measurement: not a choice */
-        rec.has_nt = nt_timed(r); /* the choice measured both ways; else the library's auto decides later */
+        rec.has_nt = c.nt_timed; /* the choice measured both ways; else the library's auto decides later */
         rec.nt = r->opts.nt_stores;
         rec.gflops = r->best.gflops;
         rec.limit = r->best.limit;
