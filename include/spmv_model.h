@@ -167,6 +167,15 @@ typedef struct spmv_machine {
                                               (spmv_model.x_random_cy). spmv-machine: the best of its passes' 3
                                               timings. 0 = not measured (a kind needs all 4): those lines at the transfers' bandwidth. ns: kept
                                               as they are by spmv_machine_at_clock */
+    double nt_store_cost; /**< the cost of a byte of y written by non-temporal stores at the memory level, in
+                             bytes written with write-back: a factor on the memory's write cycles of a kernel whose
+                             shape has nt, on one core (the ECM's single-core time, so also its n-core scaling; the
+                             code balance, roofline and saturated figure keep the declared bytes). spmv-machine fits
+                             it on SELL-32-1 of a 2D five-point Laplacian in memory (y a quarter to a third of the
+                             bytes) with ordinary and with non-temporal y stores, the memory's bandwidth fitted before
+                             on ordinary stores (machines/README.md). Zen 5 VM 2026-12-07 16:05: 2.19, the streaming
+                             kernel 2 % slower than the write-back one where the declared bytes predicted it 27 %
+                             faster. 0 = not measured: 1. At most 64 */
 } spmv_machine;
 
 /** Empty machine: every number 0, nlevels 0 (fill it, then spmv_machine_check). */
@@ -371,6 +380,9 @@ typedef struct spmv_kernel_shape {
                         (prefetch loops, the unrolled loop, remainders); all div 0: none declared, nothing charged
                         (the SVE kernels, whose step is the run-time vector length). Only spmv_model_crs /
                         spmv_model_sell charge them (they need the lengths); spmv_ecm_predict does not */
+    int nt;          /**< 1: y by non-temporal (streaming) stores, no write-allocate (the kernel's traffic declares
+                        8 bytes of y per row); the memory level charges those writes at the machine's
+                        nt_store_cost. spmv_sell_kernel_shape fills it from the kernel the matrix runs; 0 or 1 */
 } spmv_kernel_shape;
 
 /** The shape of the kernel A (S) runs, C filled in from the matrix and a run-time vector length (SVE) resolved.
@@ -412,7 +424,8 @@ SPMV_API spmv_status spmv_crs_len_branch_changes(const spmv_kernel_shape *k, con
  *   T_store:        one y store per row (SIMD SELL in the permuted order: one vector store per width rows).
  * Transfers: T_xfer[i] = read bytes / upstream_bw + write bytes / upstream_write_bw of level i (i >= 1), with the
  * bytes per row of spmv_bytes_per_row at the level's alpha and 8 bytes/row (y) counted as writes (HPCG on the
- * A64FX: 352/64 = 5.5 cy L2, 352/117 = 3.0 cy memory).
+ * A64FX: 352/64 = 5.5 cy L2, 352/117 = 3.0 cy memory); a kernel with non-temporal y stores (shape.nt) has the
+ * memory level's write cycles times the machine's nt_store_cost (when > 0).
  * Combination by each level's overlap rule (level 0 = L1 holds T_load as reads, T_store as writes):
  *   T = max(T_comp, sum of non-overlapping parts, each overlapping part alone);
  *   non-overlapping: NONE: reads + writes, A64FX: reads, FULL: nothing. T_data[i] is T with the data set in level
@@ -569,6 +582,9 @@ typedef struct spmv_model {
     double x_random_seq;             /**< the share of x's misses that continue a stream
                                         (spmv_alpha.seq at the first level beyond the private caches): they stay
                                         transfers, fetched ahead by the hardware's prefetcher */
+    double nt_store_cost;            /**< the machine's nt_store_cost applied to the memory's write cycles
+                                        (ecm.T_write) of a kernel with non-temporal y stores (shape.nt); 0: none
+                                        applied (ordinary stores, or the machine did not measure it) */
 } spmv_model;
 
 /** Fill md for matrix A (CRS) or S (SELL) on machine m at nthreads threads (>= 1; 0 = the matrix's partition).

@@ -485,6 +485,46 @@ static void test_quick_run_file(void)
             }
             for (int q = 0; q < 3; q++) CU_ASSERT(c->bw[L][q] > 0 ? isfinite(c->err[L][q]) : !isfinite(c->err[L][q]));
         }
+        /* non-temporal y stores: a 2D Laplacian of 8x the last cache at 30 B per row, SELL-32-1 with and without them;
+         * the cost fitted and set where the family streams (the kernels' shapes say so), else nothing set */
+        int nx = (int)ceil(sqrt(8.0 * (double)before.level[2].effective_size / BENCH_NT_ROW_BYTES));
+        nx = nx > BENCH_NT_NX ? BENCH_NT_NX : nx < 64 ? 64 : nx;
+        CU_ASSERT_EQUAL(c->nt_nx, nx);
+        int streams[2] = {0, 0};
+        {
+            spmv_crs *A = NULL;
+            CU_ASSERT_EQUAL_FATAL(spmv_gen_laplace2d(16, 16, &A), SPMV_OK);
+            for (int k = 0; k < 2; k++) {
+                spmv_sell *S = NULL;
+                spmv_sell_opts so = spmv_sell_opts_default();
+                so.C = 32, so.nt_stores = k, so.nthreads = 1;
+                spmv_kernel_shape ks = {0};
+                CU_ASSERT_EQUAL_FATAL(spmv_sell_from_crs(A, &so, &S), SPMV_OK);
+                CU_ASSERT_EQUAL(spmv_sell_kernel_shape(S, &ks), SPMV_OK);
+                streams[k] = ks.nt;
+                spmv_sell_free(S);
+            }
+            spmv_crs_free(A);
+        }
+        CU_ASSERT_EQUAL(c->nt_available, streams[1] && !streams[0]);
+        CU_ASSERT(c->nt_kernel[1][0] != '\0');
+        if (c->nt_available) {
+            CU_ASSERT(c->nt_kernel[0][0] != '\0' && strcmp(c->nt_kernel[0], c->nt_kernel[1]) != 0);
+            CU_ASSERT(c->nt_meas[0] > 0 && c->nt_meas[1] > 0);
+            CU_ASSERT(c->nt_cost >= BENCH_NT_COST_MIN && c->nt_cost <= BENCH_NT_COST_MAX);
+            CU_ASSERT_EQUAL(m.nt_store_cost, c->nt_cost);
+            CU_ASSERT(c->nt_pred[0] > 0 && c->nt_pred[1] > 0 && c->nt_pred1 > 0);
+            /* the fitted cost brings the model's ratio of the two at least as close to the measured one as the declared
+             * bytes (cost 1) do, and moves the streaming kernel's prediction the cost's way */
+            const double rm = c->nt_meas[1] / c->nt_meas[0];
+            CU_ASSERT(fabs(log(c->nt_pred[1] / c->nt_pred[0] / rm)) <= fabs(log(c->nt_pred1 / c->nt_pred[0] / rm)) + 1e-12);
+            CU_ASSERT(c->nt_cost > 1 ? c->nt_pred[1] <= c->nt_pred1 : c->nt_pred[1] >= c->nt_pred1);
+            if (c->nt_cost == 1) CU_ASSERT_EQUAL(c->nt_pred[1], c->nt_pred1);
+        } else {
+            CU_ASSERT_EQUAL(c->nt_cost, 0);
+            CU_ASSERT_EQUAL(c->nt_meas[0], 0);
+            CU_ASSERT_EQUAL(m.nt_store_cost, before.nt_store_cost);
+        }
         CU_ASSERT_EQUAL(spmv_machine_check(&m), SPMV_OK);
         /* bad arguments leave the machine as it is */
         spmv_machine keep = m;

@@ -328,6 +328,19 @@ static void print_check(const spmv_machine *m, const bench_check *c)
         printf("  mean |log(predicted/measured)|: none %.3f, full %.3f, a64fx-partial %.3f -> %s (the streams chose %s)\n",
                c->err[L][0], c->err[L][1], c->err[L][2], rn[c->rule[L]], rn[c->stream_rule[L]]);
     }
+    if (!c->nt_nx) return;
+    printf("Non-temporal y stores: 2D Laplacian %d^2, SELL-32-1 on 1 thread (best of %d interleaved rounds)\n",
+           c->nt_nx, 2 * BENCH_CHECK_ROUNDS);
+    if (!(c->nt_cost > 0)) {
+        printf("  %s: %s: cost not fitted, the model charges the declared bytes\n", c->nt_kernel[1],
+               !c->nt_available ? "no streaming-store kernel here (or SPMV_SELL_NT forces one kind)"
+                                : "no prediction");
+        return;
+    }
+    printf("  %-28s %9s %9s\n", "kernel", "measured", "model");
+    for (int k = 0; k < 2; k++) printf("  %-28s %9.3f %9.3f\n", c->nt_kernel[k], c->nt_meas[k], c->nt_pred[k]);
+    printf("  cost of a byte of y by non-temporal stores at the memory: %.3g write-back bytes (at 1, the declared\n"
+           "  bytes, the model said %.3f Gflop/s for the streaming kernel)\n", c->nt_cost, c->nt_pred1);
 }
 
 /* ---------------------------------------------------------------------------------------------- file */
@@ -427,6 +440,10 @@ static char *header(const bench_results *r, const spmv_machine *m, const bench_f
                     H("\n#        at %.2f B/cy fitted on these kernels (the read-only stream's %.2f under this rule)",
                       chk->bw[L][chk->rule[L]], chk->stream_bw[L][chk->rule[L]]);
             }
+        if (chk->nt_cost > 0)
+            H("\n# Non-temporal y stores (2D Laplacian %d^2, SELL-32-1, 1 thread): %.3f Gflop/s with them, %.3f with "
+              "ordinary\n#   stores: the cost fitted to the model's ratio %.3g (1: as declared)", chk->nt_nx,
+              chk->nt_meas[1], chk->nt_meas[0], chk->nt_cost);
         H("\n");
     }
     if (threads > 0 && threads < r->topo.ncore_cpus)

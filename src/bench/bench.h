@@ -328,7 +328,7 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
 /* The SpMV check of the overlap rules (bench_spmv.c): for each level L >= 1 of m (filled from r and fit), from L2
  * outwards, the library's CRS, SELL-8-1 and SELL-32-1 kernels on 1 thread (pinned to the first core) on HPCG n^3 (n =
  * bench_check_hpcg_n: the data set half the level's effective size, eight times the last cache's for memory; for memory
- * the SELL matrices plain, 12 bytes per entry, with non-temporal y stores) are measured (the best of 3 interleaved
+ * the SELL matrices plain, 12 bytes per entry, with ordinary y stores) are measured (the best of 3 interleaved
  * rounds, each the best of 5 runs of >= 5 ms; 3 more rounds per try while bench_check_retry says so, up to max_tries
  * measurements) and predicted by spmv_model_* under each rule, each at its upstream
  * bandwidth calibrated on the read-only stream with the rules already chosen below (bench_fit_level_bw); for memory the
@@ -336,7 +336,9 @@ void bench_fill_machine(const bench_results *r, const bench_fit *fit, const char
  * stream's and the stream's: a SpMV kernel that stores y while it reads gets less of one core's memory bandwidth than
  * the read-only stream, never more); bench_check_choose picks the rule from the errors (mean
  * |log(predicted/measured)|), which is set in m with its bandwidth. Memory is not checked (its rule kept, n = 0) when
- * the capped matrix is less than 4x the last cache. Returns 0, or -1 (NULL, a level too small for its matrix, out of
+ * the capped matrix is less than 4x the last cache. Where memory was checked, the cost of non-temporal y stores is
+ * then fitted (check_nt in bench_spmv.c; bench_check.nt_*) and set in m (spmv_machine.nt_store_cost) when the family
+ * has such a kernel. Returns 0, or -1 (NULL, a level too small for its matrix, out of
  * memory: m unchanged). Timing-dependent by nature: tests check its structure, not its choice. */
 enum { BENCH_CHECK_KERNELS = 3 };
 #define BENCH_CHECK_MARGIN 0.05
@@ -371,7 +373,22 @@ typedef struct bench_check {
     int tries[SPMV_MACHINE_MAX_LEVELS];                                  /* measurements of the level (1 .. BENCH_CHECK_
                                                                             TRIES; the best of 3 x tries rounds); 0:
                                                                             not checked */
+    /* non-temporal y stores (check_nt, after memory's rule; nt_nx 0: not run, the Laplacian less than 4x the last
+     * cache, or out of memory): a 2D Laplacian nt_nx^2, SELL-32-1 with
+     * ordinary [0] and non-temporal [1] y stores, Gflop/s measured (the best of 6 interleaved rounds) and predicted
+     * at the fitted cost (nt_pred1: the streaming one at cost 1, the declared bytes); nt_cost 0: not fitted (no
+     * streaming-store kernel, SPMV_SELL_NT forcing one kind, the model failed, out of memory) */
+    int nt_nx, nt_available; /* nt_available: kernel [1] streams and [0] does not (their shapes' nt); 0: not timed */
+    char nt_kernel[2][48];
+    double nt_meas[2], nt_pred[2], nt_pred1, nt_cost;
 } bench_check;
+/* the 2D Laplacian of the streaming-store check: BENCH_NT_NX^2 at most (4.2 M rows, 21 M nonzeros, 0.25 GB in CRS),
+ * sized at BENCH_NT_ROW_BYTES per row (the default compressed SELL-32-1 with ordinary y stores) */
+#define BENCH_NT_NX 2048
+#define BENCH_NT_ROW_BYTES 30.0
+/* the range of the fitted spmv_machine.nt_store_cost */
+#define BENCH_NT_COST_MIN 0.25
+#define BENCH_NT_COST_MAX 16.0
 /* max_tries: measurements of a level at most (bench_check_retry; < 1: 1, above BENCH_CHECK_TRIES: that), the
  * tests 1 (their toy machine fits no rule well, and a sanitizer slows the kernels) */
 int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, int max_tries,

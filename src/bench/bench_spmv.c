@@ -6,8 +6,8 @@
  * under a64fx-partial). So each level's rule is checked on the library's own kernels: CRS, SELL-8-1 and SELL-32-1 (the
  * kernels the library picks on this CPU) on one thread, on an HPCG n^3 matrix whose data set lies in that level (half
  * the level's effective size; eight times the last cache's for memory; n at most BENCH_CHECK_MAX_N, and memory is not
- * checked when that is less than 4x the last cache; the SELL matrices there plain, with non-temporal y stores, as
- * memory-bound matrices of 2 M rows run, since the compressed forms would put the data in the last cache). Each rule is
+ * checked when that is less than 4x the last cache; the SELL matrices there plain, with ordinary y stores, since the
+ * compressed forms would put the data in the last cache; the cost of non-temporal ones is fitted after, check_nt). Each rule is
  * scored by the library's model (spmv_model_crs / spmv_model_sell) at its own upstream bandwidth, calibrated on the
  * read-only stream with the rules already chosen below; the error is the mean |log(predicted/measured)| over the three
  * kernels, and bench_check_choose picks the rule. For memory each rule's bandwidth is then fitted on the three kernels
@@ -190,9 +190,10 @@ static int check_level(const spmv_machine *work, int L, bench_check *c)
         so.C = k == 1 ? 8 : 32;
         if (L == work->nlevels - 1) {
             /* memory: plain 12 bytes per entry, so that the data set is where the level says (HPCG 80^3 with the
-             * defaults' run columns and value indices takes 31 MB, 87 % of it in a 27 MiB L3), with y by the
-             * non-temporal stores every memory-bound matrix of 2 M rows or more gets (SPMV_NT_AUTO_BYTES) */
-            so.runs = 0, so.idx16 = 0, so.vidx = 0, so.nt_stores = 1;
+             * defaults' run columns and value indices takes 31 MB, 87 % of it in a 27 MiB L3), with y by ordinary
+             * stores: the bandwidth is fitted on the stores the model charges as declared, the cost of the
+             * non-temporal ones after it (check_nt) */
+            so.runs = 0, so.idx16 = 0, so.vidx = 0, so.nt_stores = 0;
         }
         st = spmv_sell_from_crs(A, &so, &S[k]);
     }
@@ -213,6 +214,79 @@ static int check_level(const spmv_machine *work, int L, bench_check *c)
     spmv_vec_free(x);
     spmv_vec_free(y);
     return st ? -1 : 0;
+}
+
+/* the error of the streaming-store pair at a cost f: |log| of the predicted over the measured ratio of the two */
+typedef struct nt_fit {
+    spmv_machine m;
+    const spmv_sell *S; /* the matrix with non-temporal y stores */
+    double meas[2], pred[2]; /* [0] ordinary stores (its prediction does not depend on the cost), [1] streaming */
+} nt_fit;
+static double nt_fit_error(double f, void *arg)
+{
+    nt_fit *q = arg;
+    q->m.nt_store_cost = f;
+    q->pred[1] = check_model(&q->m, NULL, q->S);
+    if (!(q->pred[0] > 0 && q->pred[1] > 0)) return INFINITY;
+    return fabs(log((q->pred[1] / q->pred[0]) / (q->meas[1] / q->meas[0])));
+}
+
+/* The cost of non-temporal y stores (spmv_machine.nt_store_cost): a 2D five-point Laplacian of 8x the last cache
+ * (about 30 bytes per row in the default compressed SELL-32-1: y a quarter to a third of them; BENCH_NT_NX^2 at most,
+ * not run when that is less than 4x the last cache), SELL-32-1 with ordinary and with non-temporal y stores on 1
+ * thread, 2 x BENCH_CHECK_ROUNDS interleaved rounds (the best per kernel), the cost fitted so that the model's ratio of
+ * the two equals the measured one; 1 where the predictions do not move with it (the memory's writes hidden by the
+ * overlap rule), or where no cost fits better. c->nt_cost stays 0 (not fitted) where the family has no
+ * streaming-store kernel, SPMV_SELL_NT forces one kind on both matrices, the model fails or memory runs out. */
+static void check_nt(const spmv_machine *work, bench_check *c)
+{
+    const int L = work->nlevels - 1;
+    const double llc = (double)level_size(&work->level[L - 1]);
+    int nx = (int)ceil(sqrt(8.0 * llc / BENCH_NT_ROW_BYTES));
+    if (nx > BENCH_NT_NX) nx = BENCH_NT_NX;
+    if (nx < 64) nx = 64;
+    if (BENCH_NT_ROW_BYTES * (double)nx * nx < 4.0 * llc) return; /* mostly in the last cache */
+    spmv_crs *A = NULL;
+    spmv_sell *S[2] = {NULL, NULL};
+    double *x = NULL, *y = NULL;
+    spmv_kernel_shape ks[2] = {{0}, {0}};
+    spmv_status st = spmv_gen_laplace2d(nx, nx, &A);
+    if (!st) st = spmv_crs_set_threads(A, 1);
+    for (int k = 1; k >= 0 && !st; k--) { /* the streaming one first: a family without it stops here */
+        spmv_sell_opts so = spmv_sell_opts_default();
+        so.nthreads = 1, so.C = 32, so.nt_stores = k;
+        st = spmv_sell_from_crs(A, &so, &S[k]);
+        if (!st) st = spmv_sell_kernel_shape(S[k], &ks[k]);
+        if (!st) snprintf(c->nt_kernel[k], sizeof c->nt_kernel[k], "%s", spmv_sell_kernel_name(S[k]));
+        if (!st && k == 1 && !ks[1].nt) break;
+    }
+    c->nt_nx = st ? 0 : nx;
+    c->nt_available = !st && ks[1].nt && !ks[0].nt; /* SPMV_SELL_NT=1 gives both the streaming kernel */
+    if (c->nt_available) st = spmv_vec_alloc(A->cols, &x);
+    if (c->nt_available && !st) st = spmv_vec_alloc(A->rows, &y);
+    if (c->nt_available && !st) {
+        for (int32_t i = 0; i < A->cols; i++) x[i] = 1.0 + (double)(i % 7) / 8.0;
+        for (int round = 0; round < 2 * BENCH_CHECK_ROUNDS; round++)
+            for (int k = 0; k < 2; k++) {
+                const double sec = check_time(A, S[k], x, y), g = sec > 0 ? 2.0 * (double)A->nnz / sec * 1e-9 : 0;
+                if (g > c->nt_meas[k]) c->nt_meas[k] = g;
+            }
+        nt_fit q = {*work, S[1], {c->nt_meas[0], c->nt_meas[1]}, {check_model(work, NULL, S[0]), 0}};
+        const double e1 = nt_fit_error(1.0, &q);
+        c->nt_pred1 = q.pred[1];
+        if (isfinite(e1)) {
+            double f = bench_min_log(nt_fit_error, &q, BENCH_NT_COST_MIN, BENCH_NT_COST_MAX);
+            /* a flat stretch (the writes hidden by the rule) ties at its lowest cost: keep the declared bytes then */
+            if (!(nt_fit_error(f, &q) < e1 - 1e-9)) f = 1.0;
+            (void)nt_fit_error(f, &q);
+            c->nt_cost = f;
+            c->nt_pred[0] = q.pred[0], c->nt_pred[1] = q.pred[1];
+        }
+    }
+    for (int k = 0; k < 2; k++) spmv_sell_free(S[k]);
+    spmv_crs_free(A);
+    spmv_vec_free(x);
+    spmv_vec_free(y);
 }
 
 int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, int max_tries,
@@ -271,6 +345,14 @@ int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine 
         c->rule[L] = best;
         work.level[L].overlap = (spmv_overlap)best;
         if (c->bw[L][best] > 0) work.level[L].upstream_bw = c->bw[L][best];
+    }
+    /* the streaming stores' cost, at the memory's bandwidth and rule just chosen */
+    if (!st && c->n[m->nlevels - 1]) {
+        check_nt(&work, c); /* optional: what it cannot do leaves the cost unset, the rules stand */
+        if (c->nt_cost > 0) work.nt_store_cost = c->nt_cost;
+        if (log && c->nt_cost > 0)
+            fprintf(log, "SpMV check of non-temporal y stores: 2D Laplacian %d^2, %.3f Gflop/s with them, %.3f "
+                         "without: cost %.3g\n", c->nt_nx, c->nt_meas[1], c->nt_meas[0], c->nt_cost);
     }
     if (r->pinned == 1) bench_affinity_restore();
     if (st) return -1;

@@ -255,6 +255,7 @@ spmv_xaccess spmv__xaccess_measure(double (*probe)(int emul, const int32_t *idx,
 spmv_kernel_shape spmv__kernel_shape(const spmv_kernel *k, int32_t C)
 {
     spmv_kernel_shape s = k->shape;
+    s.nt = k->nt; /* the store kind is the kernel's, declared once */
     if (s.format == SPMV_FORMAT_SELL && s.C == 0) s.C = C;
     if (s.width == 0) {
         const spmv_family *f = spmv__family(k->arch);

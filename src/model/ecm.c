@@ -74,6 +74,8 @@ static spmv_status check_shape(const char *fn, const spmv_kernel_shape *k)
         return spmv__error(SPMV_ERR_ARG, "%s: kernel shape width %d and mve %d must be >= 1", fn, k->width, k->mve);
     if (k->x < SPMV_X_AUTO || k->x > SPMV_X_EMUL)
         return spmv__error(SPMV_ERR_ARG, "%s: unknown x access %d in the kernel shape", fn, (int)k->x);
+    if (k->nt != 0 && k->nt != 1)
+        return spmv__error(SPMV_ERR_ARG, "%s: kernel shape nt %d is neither 0 nor 1", fn, k->nt);
     for (int b = 0; b < SPMV_SHAPE_BRANCHES; b++)
     {
         const spmv_len_branch br = k->len_branch[b];
@@ -354,8 +356,8 @@ static int32_t saturation_cores(double P_sat, double P1)
 /* serial: cy per row added to every T_data[i] after the overlap rules (the length branches' mispredicts); xr: cy per
  * row added to T_data[i] for i >= xr_from (x's random lines beyond the private caches, see model()); the
  * memory level's transfers then overlap less (see below) */
-static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, double flops_row,
-                     double bS, double xr, int xr_from, double serial, spmv_ecm *e)
+static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, int nt,
+                     double flops_row, double bS, double xr, int xr_from, double serial, spmv_ecm *e)
 {
     memset(e, 0, sizeof *e);
     int n = m->nlevels;
@@ -372,6 +374,8 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
         double w = wbytes < bytes_lvl[i] ? wbytes : bytes_lvl[i];
         transfer(&m->level[i], bytes_lvl[i] - w, w, &rd[i], &wr[i]);
     }
+    /* y by non-temporal stores: their cost at the memory as spmv-machine's SpMV pair measured it (nt_store_cost) */
+    if (nt && m->nt_store_cost > 0) wr[n - 1] *= m->nt_store_cost;
     for (int i = 0; i < n; i++) {
         e->T_xfer[i] = rd[i] + wr[i];
         e->T_write[i] = wr[i];
@@ -430,7 +434,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     }
     double b[SPMV_MACHINE_MAX_LEVELS];
     for (int i = 0; i < m->nlevels; i++) b[i] = rb;
-    ecm_fill(m, ic, b, 8.0, t->flops_per_entry * nzr, bS, 0.0, m->nlevels, 0.0, e);
+    ecm_fill(m, ic, b, 8.0, k->nt, t->flops_per_entry * nzr, bS, 0.0, m->nlevels, 0.0, e);
     return SPMV_OK;
 }
 
@@ -780,6 +784,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     /* (spmv_machine_check: both sizes 0 or lo <= hi) */
     r.len_branch_share = !(lo > 0) ? 1.0 : seqlen <= lo ? 0.0 : seqlen >= hi ? 1.0 : log2(seqlen / lo) / log2(hi / lo);
     r.len_branch_cy = r.len_branch_changes * r.len_branch_share * m->len_branch_miss_cy;
+    r.nt_store_cost = r.shape.nt ? m->nt_store_cost : 0.0;
     if (r.shape.width > 1 && r.shape.x != SPMV_X_SCALAR)
         r.gather_cy = r.shape.x == SPMV_X_EMUL ? emul_gather(m, r.shape.width) : gcy;
 
@@ -816,7 +821,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
             if (xb > 0) b[i] = b[i] - xb > 0 ? b[i] - xb : 0.0;
         }
     }
-    ecm_fill(m, ic, b, 8.0, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, r.len_branch_cy, &r.ecm);
+    ecm_fill(m, ic, b, 8.0, r.shape.nt, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, r.len_branch_cy, &r.ecm);
     r.ecm.bytes_per_row = bmem; /* the transfers went without x's random lines; the bytes from memory are all */
     r.ecm.bw1 = r.ecm.T_ecm > 0 ? bmem * m->clock_ghz / r.ecm.T_ecm : 0.0;
     /* saturation with the code balance at nthreads' alpha */
@@ -978,6 +983,10 @@ int spmv_model_format(const spmv_model *md, double measured, const char *prefix,
             "lengths, %.0f %% of them mispredicted at this many rows per thread (the rest learned), %.3g cy per row "
             "(added to the T_data below)\n",
             prefix, md->len_branch_changes, 100.0 * md->len_branch_share, md->len_branch_cy);
+    if (md->nt_store_cost > 0)
+        put(o, "%s  y by non-temporal stores: the memory's write cycles at %.3g times the declared bytes' (the "
+            "machine's non-temporal store cost): %.3g cy/row in T_%s%s below\n", prefix, md->nt_store_cost,
+            e->T_write[n - 1], n > 1 ? md->levels[n - 2] : "", md->levels[n - 1]);
     /* ECM in the paper's notation */
     put(o, "%s  ECM {T_OL || T_nOL", prefix);
     for (int i = 1; i < n; i++) put(o, " | T_%s%s", md->levels[i - 1], md->levels[i]);

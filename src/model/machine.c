@@ -187,6 +187,8 @@ spmv_status spmv_machine_check(const spmv_machine *m)
     for (int i = 0; i < 3; i++)
         if (!(lb[i] >= 0) || !(lb[i] <= (i ? 1e12 : 1e6)))
             BAD("%s %g is negative, not finite or above %g", lbn[i], lb[i], i ? 1e12 : 1e6);
+    if (!(m->nt_store_cost >= 0) || !(m->nt_store_cost <= 64))
+        BAD("non-temporal store cost %g is negative, not finite or above 64", m->nt_store_cost);
     if ((m->len_branch_rows_learned > 0) != (m->len_branch_rows_missed > 0))
         BAD("length branch learned rows %g and missed rows %g: both 0 or both set", m->len_branch_rows_learned,
             m->len_branch_rows_missed);
@@ -333,6 +335,8 @@ static const keydef top_keys[] = {
     {"memory bandwidth triad", K_LIST, U_GBS, M(bw_triad_n), 0, NULL},
     {"memory bandwidth working set", K_INT, U_BYTES, M(bw_bytes), 0,
      "optional: the bytes the bandwidth figures read (0: not given)"},
+    {"non-temporal store cost", K_DBL, U_NONE, M(nt_store_cost), 0,
+     "optional: a byte of y by non-temporal stores at the memory level, in write-back bytes, one core (0: 1)"},
     {"level", K_LEVEL, U_NONE, 0, 0, NULL},
 };
 static const keydef level_keys[] = {
@@ -811,6 +815,7 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
     for (int i = 0; i < NTOP; i++) {
         const keydef *d = &top_keys[i];
         if (d->k != K_DBL || (d->u != U_CY && d->u != U_NONE)) continue; /* cycles, and the length branches' rows */
+        if (d->off == offsetof(spmv_machine, nt_store_cost)) continue; /* with the memory's figures below */
         put(o, "%s: %s%s", d->key, num(b, *(const double *)((const char *)m + d->off)), d->u == U_CY ? " cy" : "");
         put(o, d->doc ? "   # %s\n" : "\n", d->doc ? d->doc : "");
     }
@@ -837,6 +842,9 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
     if (m->bw_bytes)
         put(o, "memory bandwidth working set: %s   # optional: the bytes the bandwidth figures read\n",
             size_text(b, m->bw_bytes));
+    if (m->nt_store_cost != 0.0)
+        put(o, "non-temporal store cost: %s   # optional: a byte of y by non-temporal stores at the memory level, in "
+               "write-back bytes, one core (0: 1)\n", num(b, m->nt_store_cost));
     put(o, "\n# memory hierarchy from the core; upstream = towards the core; the last level is MEM\n");
     for (int32_t i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
