@@ -84,6 +84,27 @@ static double check_time(const spmv_crs *A, const spmv_sell *S, const double *x,
     return best;
 }
 
+/* nk matrices (S[k], or A where S[k] is NULL) timed in `rounds` interleaved rounds on an x of fixed values, the best
+ * Gflop/s of each into meas[k] (a moment of interference on a shared machine slows one round, not all); SPMV_OK or
+ * SPMV_ERR_NOMEM (x, y) */
+static spmv_status check_rounds(const spmv_crs *A, spmv_sell *const *S, int nk, int rounds, double *meas)
+{
+    double *x = NULL, *y = NULL;
+    spmv_status st = spmv_vec_alloc(A->cols, &x);
+    if (!st) st = spmv_vec_alloc(A->rows, &y);
+    if (!st) {
+        for (int32_t i = 0; i < A->cols; i++) x[i] = 1.0 + (double)(i % 7) / 8.0;
+        for (int round = 0; round < rounds; round++)
+            for (int k = 0; k < nk; k++) {
+                const double sec = check_time(A, S[k], x, y), g = sec > 0 ? 2.0 * (double)A->nnz / sec * 1e-9 : 0;
+                if (g > meas[k]) meas[k] = g;
+            }
+    }
+    spmv_vec_free(x);
+    spmv_vec_free(y);
+    return st;
+}
+
 /* mean |log(pred/meas)| over the kernels with both figures (INFINITY: none) */
 static double check_error(const double *pred, const double *meas)
 {
@@ -180,7 +201,6 @@ static int check_level(const spmv_machine *work, int L, bench_check *c)
 {
     spmv_crs *A = NULL;
     spmv_sell *S[BENCH_CHECK_KERNELS] = {NULL, NULL, NULL}; /* S[0] unused: CRS */
-    double *x = NULL, *y = NULL;
     const int n = c->n[L];
     spmv_status st = spmv_gen_hpcg(n, n, n, &A);
     if (!st) st = spmv_crs_set_threads(A, 1);
@@ -197,22 +217,13 @@ static int check_level(const spmv_machine *work, int L, bench_check *c)
         }
         st = spmv_sell_from_crs(A, &so, &S[k]);
     }
-    if (!st) st = spmv_vec_alloc(A->cols, &x);
-    if (!st) st = spmv_vec_alloc(A->rows, &y);
+    if (!st) st = check_rounds(A, S, BENCH_CHECK_KERNELS, BENCH_CHECK_ROUNDS, c->meas[L]);
     if (!st) {
-        for (int32_t i = 0; i < A->cols; i++) x[i] = 1.0 + (double)(i % 7) / 8.0;
         c->mb[L] = ((double)A->nnz * 12.0 + (double)A->rows * 16.0) * 1e-6;
-        for (int round = 0; round < BENCH_CHECK_ROUNDS; round++)
-            for (int k = 0; k < BENCH_CHECK_KERNELS; k++) {
-                const double sec = check_time(A, S[k], x, y), g = sec > 0 ? 2.0 * (double)A->nnz / sec * 1e-9 : 0;
-                if (g > c->meas[L][k]) c->meas[L][k] = g;
-            }
         check_predict(work, L, A, S, c);
     }
     for (int k = 1; k < BENCH_CHECK_KERNELS; k++) spmv_sell_free(S[k]);
     spmv_crs_free(A);
-    spmv_vec_free(x);
-    spmv_vec_free(y);
     return st ? -1 : 0;
 }
 
@@ -248,7 +259,6 @@ static void check_nt(const spmv_machine *work, bench_check *c)
     if (BENCH_NT_ROW_BYTES * (double)nx * nx < 4.0 * llc) return; /* mostly in the last cache */
     spmv_crs *A = NULL;
     spmv_sell *S[2] = {NULL, NULL};
-    double *x = NULL, *y = NULL;
     spmv_kernel_shape ks[2] = {{0}, {0}};
     spmv_status st = spmv_gen_laplace2d(nx, nx, &A);
     if (!st) st = spmv_crs_set_threads(A, 1);
@@ -262,15 +272,7 @@ static void check_nt(const spmv_machine *work, bench_check *c)
     }
     c->nt_nx = st ? 0 : nx;
     c->nt_available = !st && ks[1].nt && !ks[0].nt; /* SPMV_SELL_NT=1 gives both the streaming kernel */
-    if (c->nt_available) st = spmv_vec_alloc(A->cols, &x);
-    if (c->nt_available && !st) st = spmv_vec_alloc(A->rows, &y);
-    if (c->nt_available && !st) {
-        for (int32_t i = 0; i < A->cols; i++) x[i] = 1.0 + (double)(i % 7) / 8.0;
-        for (int round = 0; round < 2 * BENCH_CHECK_ROUNDS; round++)
-            for (int k = 0; k < 2; k++) {
-                const double sec = check_time(A, S[k], x, y), g = sec > 0 ? 2.0 * (double)A->nnz / sec * 1e-9 : 0;
-                if (g > c->nt_meas[k]) c->nt_meas[k] = g;
-            }
+    if (c->nt_available && !check_rounds(A, S, 2, 2 * BENCH_CHECK_ROUNDS, c->nt_meas)) {
         nt_fit q = {*work, S[1], {c->nt_meas[0], c->nt_meas[1]}, {check_model(work, NULL, S[0]), 0}};
         const double e1 = nt_fit_error(1.0, &q);
         c->nt_pred1 = q.pred[1];
@@ -285,8 +287,6 @@ static void check_nt(const spmv_machine *work, bench_check *c)
     }
     for (int k = 0; k < 2; k++) spmv_sell_free(S[k]);
     spmv_crs_free(A);
-    spmv_vec_free(x);
-    spmv_vec_free(y);
 }
 
 int bench_spmv_check(const bench_results *r, const bench_fit *fit, spmv_machine *m, bench_check *c, int max_tries,

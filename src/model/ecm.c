@@ -344,7 +344,8 @@ spmv_status spmv_ecm_loop_predict(const spmv_machine *m, const spmv_ecm_loop *k,
     return SPMV_OK;
 }
 
-/* Fill e from in-core cycles per row, bytes per row at each level (index >= 1), y write bytes per row. */
+/* Fill e from in-core cycles per row, bytes per row at each level (index >= 1), y write bytes per row and the factor
+ * on the memory's write cycles (nt_cost; 0: none). */
 /* n_s = ceil(P_sat / P1) cores to saturate, at least 1; clamped to 10^6 so that a machine file of extreme figures
  * (a bandwidth of 1e30 GB/s) cannot overflow the conversion to int (found by fuzz_machine) */
 static int32_t saturation_cores(double P_sat, double P1)
@@ -353,10 +354,13 @@ static int32_t saturation_cores(double P_sat, double P1)
     return ns >= 1.0 && ns <= 1e6 ? (int32_t)ns : ns > 1e6 ? 1000000 : 1;
 }
 
+/* the factor on the memory's write cycles of kernel k: the machine's nt_store_cost where k streams y, else 0 (none) */
+static double nt_cost(const spmv_machine *m, const spmv_kernel_shape *k) { return k->nt ? m->nt_store_cost : 0.0; }
+
 /* serial: cy per row added to every T_data[i] after the overlap rules (the length branches' mispredicts); xr: cy per
  * row added to T_data[i] for i >= xr_from (x's random lines beyond the private caches, see model()); the
  * memory level's transfers then overlap less (see below) */
-static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, int nt,
+static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, double wbytes, double wcost,
                      double flops_row, double bS, double xr, int xr_from, double serial, spmv_ecm *e)
 {
     memset(e, 0, sizeof *e);
@@ -374,8 +378,8 @@ static void ecm_fill(const spmv_machine *m, incore ic, const double *bytes_lvl, 
         double w = wbytes < bytes_lvl[i] ? wbytes : bytes_lvl[i];
         transfer(&m->level[i], bytes_lvl[i] - w, w, &rd[i], &wr[i]);
     }
-    /* y by non-temporal stores: their cost at the memory as spmv-machine's SpMV pair measured it (nt_store_cost) */
-    if (nt && m->nt_store_cost > 0) wr[n - 1] *= m->nt_store_cost;
+    /* y by non-temporal stores: their cost at the memory as spmv-machine's SpMV pair measured it (nt_cost) */
+    if (wcost > 0) wr[n - 1] *= wcost;
     for (int i = 0; i < n; i++) {
         e->T_xfer[i] = rd[i] + wr[i];
         e->T_write[i] = wr[i];
@@ -434,7 +438,7 @@ spmv_status spmv_ecm_predict(const spmv_machine *m, const spmv_kernel_shape *k, 
     }
     double b[SPMV_MACHINE_MAX_LEVELS];
     for (int i = 0; i < m->nlevels; i++) b[i] = rb;
-    ecm_fill(m, ic, b, 8.0, k->nt, t->flops_per_entry * nzr, bS, 0.0, m->nlevels, 0.0, e);
+    ecm_fill(m, ic, b, 8.0, nt_cost(m, k), t->flops_per_entry * nzr, bS, 0.0, m->nlevels, 0.0, e);
     return SPMV_OK;
 }
 
@@ -784,7 +788,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
     /* (spmv_machine_check: both sizes 0 or lo <= hi) */
     r.len_branch_share = !(lo > 0) ? 1.0 : seqlen <= lo ? 0.0 : seqlen >= hi ? 1.0 : log2(seqlen / lo) / log2(hi / lo);
     r.len_branch_cy = r.len_branch_changes * r.len_branch_share * m->len_branch_miss_cy;
-    r.nt_store_cost = r.shape.nt ? m->nt_store_cost : 0.0;
+    r.nt_store_cost = nt_cost(m, &r.shape);
     if (r.shape.width > 1 && r.shape.x != SPMV_X_SCALAR)
         r.gather_cy = r.shape.x == SPMV_X_EMUL ? emul_gather(m, r.shape.width) : gcy;
 
@@ -821,7 +825,7 @@ static spmv_status model(mat x, const spmv_traffic *tin, const spmv_machine *m, 
             if (xb > 0) b[i] = b[i] - xb > 0 ? b[i] - xb : 0.0;
         }
     }
-    ecm_fill(m, ic, b, 8.0, r.shape.nt, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, r.len_branch_cy, &r.ecm);
+    ecm_fill(m, ic, b, 8.0, r.nt_store_cost, flops / (double)r.rows, r.bS, r.x_random_cy, xr_from, r.len_branch_cy, &r.ecm);
     r.ecm.bytes_per_row = bmem; /* the transfers went without x's random lines; the bytes from memory are all */
     r.ecm.bw1 = r.ecm.T_ecm > 0 ? bmem * m->clock_ghz / r.ecm.T_ecm : 0.0;
     /* saturation with the code balance at nthreads' alpha */

@@ -842,9 +842,9 @@ int spmv_machine_format(const spmv_machine *m, char *buf, size_t size)
     if (m->bw_bytes)
         put(o, "memory bandwidth working set: %s   # optional: the bytes the bandwidth figures read\n",
             size_text(b, m->bw_bytes));
-    if (m->nt_store_cost != 0.0)
-        put(o, "non-temporal store cost: %s   # optional: a byte of y by non-temporal stores at the memory level, in "
-               "write-back bytes, one core (0: 1)\n", num(b, m->nt_store_cost));
+    for (int i = 0; i < NTOP && m->nt_store_cost != 0.0; i++)
+        if (top_keys[i].off == offsetof(spmv_machine, nt_store_cost))
+            put(o, "%s: %s   # %s\n", top_keys[i].key, num(b, m->nt_store_cost), top_keys[i].doc);
     put(o, "\n# memory hierarchy from the core; upstream = towards the core; the last level is MEM\n");
     for (int32_t i = 0; i < m->nlevels; i++) {
         const spmv_machine_level *l = &m->level[i];
